@@ -1,0 +1,301 @@
+package io.ringflow.engine.api;
+
+import io.ringflow.engine.api.functions.CoProcessFunction;
+import io.ringflow.engine.api.functions.FilterFunction;
+import io.ringflow.engine.api.functions.FlatMapFunction;
+import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.api.functions.MapFunction;
+import io.ringflow.engine.api.sink.Sink;
+import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.PartitionKind;
+import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.graph.TypeExtraction;
+import io.ringflow.engine.runtime.OperatorFactory;
+import io.ringflow.engine.runtime.operators.FilterOperator;
+import io.ringflow.engine.runtime.operators.FlatMapOperator;
+import io.ringflow.engine.runtime.operators.MapOperator;
+import io.ringflow.engine.runtime.operators.SinkOperator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A stream of records of type {@code T}: the output of one operator, or a union of several, with a partitioning
+ * that applies to whatever consumes it next. Operator settings ({@link #name}, {@link #uid},
+ * {@link #setParallelism}, {@link #returns}) apply to the operator that produced the stream.
+ *
+ * @param <T> the record type.
+ */
+public class DataStream<T>
+{
+    final JobEnvironment env;
+    /** The producing operators (more than one for a union), each with the partitioning its edge will get. */
+    final List<Input> inputs;
+
+    DataStream(final JobEnvironment env, final StreamNode node)
+    {
+        this(env, List.of(new Input(node, null, null)));
+    }
+
+    DataStream(final JobEnvironment env, final List<Input> inputs)
+    {
+        this.env = env;
+        this.inputs = List.copyOf(inputs);
+    }
+
+    /** One producing node and how records leave it for the next operator. */
+    static final class Input
+    {
+        final StreamNode node;
+        final PartitionKind partition;
+        final KeySelector<Object, Object> keySelector;
+
+        Input(final StreamNode node, final PartitionKind partition, final KeySelector<Object, Object> keySelector)
+        {
+            this.node = node;
+            this.partition = partition;
+            this.keySelector = keySelector;
+        }
+    }
+
+    // ---------------------------------------------------------------- operators
+
+    /**
+     * @param function one record out per record in.
+     * @param <R>      the output type.
+     * @return the mapped stream.
+     */
+    public <R> DataStream<R> map(final MapFunction<T, R> function)
+    {
+        Objects.requireNonNull(function, "function");
+        final StreamNode node = addOneInput("Map", subtask -> new MapOperator(function));
+        StreamGraph.setOutputType(node, outputTypeOf(function, MapFunction.class, 1));
+        return new DataStream<>(env, node);
+    }
+
+    /**
+     * @param function keeps the records for which it returns true.
+     * @return the filtered stream, of the same type.
+     */
+    public DataStream<T> filter(final FilterFunction<T> function)
+    {
+        Objects.requireNonNull(function, "function");
+        final StreamNode node = addOneInput("Filter", subtask -> new FilterOperator(function));
+        StreamGraph.setOutputType(node, singleInputType());
+        return new DataStream<>(env, node);
+    }
+
+    /**
+     * The output type of a flatMap lambda is erased; declare it with {@link #returns} unless the function is a
+     * class with concrete type arguments.
+     *
+     * @param function zero or more records out per record in.
+     * @param <R>      the output type.
+     * @return the resulting stream.
+     */
+    public <R> DataStream<R> flatMap(final FlatMapFunction<T, R> function)
+    {
+        Objects.requireNonNull(function, "function");
+        final StreamNode node = addOneInput("FlatMap", subtask -> new FlatMapOperator(function));
+        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(function, FlatMapFunction.class, 1));
+        return new DataStream<>(env, node);
+    }
+
+    /**
+     * Partitions the stream by key: records with equal keys go to the same subtask of the next operator, and keyed
+     * state there is scoped to the key.
+     *
+     * @param keySelector extracts a non-null key with a stable hash code.
+     * @param <K>         the key type.
+     * @return the keyed stream.
+     */
+    @SuppressWarnings("unchecked")
+    public <K> KeyedStream<K, T> keyBy(final KeySelector<T, K> keySelector)
+    {
+        Objects.requireNonNull(keySelector, "keySelector");
+        final List<Input> keyed = new ArrayList<>();
+        for (final Input input : inputs)
+        {
+            keyed.add(new Input(input.node, PartitionKind.KEY_HASH, (KeySelector<Object, Object>)keySelector));
+        }
+        return new KeyedStream<>(env, keyed, keySelector);
+    }
+
+    /** @return this stream, spread round robin over the next operator's subtasks. */
+    public DataStream<T> rebalance()
+    {
+        return withPartition(PartitionKind.REBALANCE);
+    }
+
+    /** @return this stream, every record sent to every subtask of the next operator. */
+    public DataStream<T> broadcast()
+    {
+        return withPartition(PartitionKind.BROADCAST);
+    }
+
+    /** @return this stream, subtask i to subtask i of the next operator (equal parallelism required). */
+    public DataStream<T> forward()
+    {
+        return withPartition(PartitionKind.FORWARD);
+    }
+
+    /**
+     * @param others streams of the same type.
+     * @return one stream carrying the records of all, interleaved in arrival order.
+     */
+    @SafeVarargs
+    public final DataStream<T> union(final DataStream<T>... others)
+    {
+        final List<Input> all = new ArrayList<>(inputs);
+        for (final DataStream<T> other : others)
+        {
+            if (other.env != env)
+            {
+                throw new InvalidJobException("cannot union streams of different environments");
+            }
+            all.addAll(other.inputs);
+        }
+        return new DataStream<>(env, all);
+    }
+
+    /**
+     * @param other the second input.
+     * @param <T2>  its type.
+     * @return both inputs, to be processed together by a {@link CoProcessFunction}.
+     */
+    public <T2> ConnectedStreams<T, T2> connect(final DataStream<T2> other)
+    {
+        if (other.env != env)
+        {
+            throw new InvalidJobException("cannot connect streams of different environments");
+        }
+        return new ConnectedStreams<>(env, this, other);
+    }
+
+    /**
+     * Ends the stream in a sink.
+     *
+     * @param sink the sink.
+     * @return the sink operator, to name or configure.
+     */
+    public DataStreamSink sinkTo(final Sink<T> sink)
+    {
+        Objects.requireNonNull(sink, "sink");
+        return new DataStreamSink(addOneInput("Sink", subtask -> new SinkOperator(sink), NodeKind.SINK));
+    }
+
+    // ---------------------------------------------------------------- settings of the producing operator
+
+    /**
+     * @param name the display name of the operator that produced this stream.
+     * @return this stream.
+     */
+    public DataStream<T> name(final String name)
+    {
+        StreamGraph.setName(singleNode("name"), name);
+        return this;
+    }
+
+    /**
+     * @param uid the stable id of the operator that produced this stream; state is matched to operators by uid on
+     *            restore, so set it on every stateful operator.
+     * @return this stream.
+     */
+    public DataStream<T> uid(final String uid)
+    {
+        StreamGraph.setUid(singleNode("uid"), uid);
+        return this;
+    }
+
+    /**
+     * @param parallelism the number of subtasks of the operator that produced this stream.
+     * @return this stream.
+     */
+    public DataStream<T> setParallelism(final int parallelism)
+    {
+        StreamGraph.setParallelism(singleNode("setParallelism"), parallelism);
+        return this;
+    }
+
+    /**
+     * Declares the record type of this stream when it cannot be read from the function (generic lambdas,
+     * flatMap).
+     *
+     * @param type the record type.
+     * @return this stream.
+     */
+    public DataStream<T> returns(final Class<T> type)
+    {
+        StreamGraph.setOutputType(singleNode("returns"), Objects.requireNonNull(type, "type"));
+        return this;
+    }
+
+    /**
+     * Runs the operator that produced this stream in its own task, never fused with its upstream.
+     *
+     * @return this stream.
+     */
+    public DataStream<T> disableChaining()
+    {
+        StreamGraph.setChainable(singleNode("disableChaining"), false);
+        return this;
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    StreamNode addOneInput(final String name, final OperatorFactory factory)
+    {
+        return addOneInput(name, factory, NodeKind.ONE_INPUT);
+    }
+
+    StreamNode addOneInput(final String name, final OperatorFactory factory, final NodeKind kind)
+    {
+        final StreamNode node = env.graph().addNode(kind, name, factory);
+        for (final Input input : inputs)
+        {
+            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector);
+        }
+        return node;
+    }
+
+    Class<?> singleInputType()
+    {
+        Class<?> type = null;
+        for (final Input input : inputs)
+        {
+            if (type == null)
+            {
+                type = input.node.outputType();
+            }
+        }
+        return type;
+    }
+
+    static Class<?> outputTypeOf(final Object function, final Class<?> functionType, final int typeArgIndex)
+    {
+        final Class<?> declared = TypeExtraction.typeArgument(function, functionType, typeArgIndex);
+        return declared != null ? declared : TypeExtraction.lambdaReturnType(function);
+    }
+
+    StreamNode singleNode(final String setting)
+    {
+        if (inputs.size() != 1)
+        {
+            throw new InvalidJobException(setting + "(...) applies to one operator, but this stream is a union of " +
+                inputs.size() + "; set it on each input before union(...)");
+        }
+        return inputs.get(0).node;
+    }
+
+    private DataStream<T> withPartition(final PartitionKind partition)
+    {
+        final List<Input> changed = new ArrayList<>();
+        for (final Input input : inputs)
+        {
+            changed.add(new Input(input.node, partition, null));
+        }
+        return new DataStream<>(env, changed);
+    }
+}

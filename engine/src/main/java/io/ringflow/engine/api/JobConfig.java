@@ -1,0 +1,315 @@
+package io.ringflow.engine.api;
+
+import io.ringflow.engine.channel.SlotDescriptor;
+import io.ringflow.state.keyed.KeyGroups;
+
+import java.util.Arrays;
+
+/**
+ * Settings of a job's runtime, immutable and validated when built: an invalid value fails {@link Builder#build()}
+ * with a message that names the option.
+ */
+public final class JobConfig
+{
+    private final int defaultParallelism;
+    private final int maxParallelism;
+    private final int ringSize;
+    private final int slotSize;
+    private final int publishBatch;
+    private final int readBatch;
+    private final IdleStrategyKind idleStrategy;
+    private final long maxParkNanos;
+    private final boolean chaining;
+    private final boolean pinThreads;
+    private final int[] cpus;
+
+    private JobConfig(final Builder b)
+    {
+        defaultParallelism = b.defaultParallelism;
+        maxParallelism = b.maxParallelism;
+        ringSize = b.ringSize;
+        slotSize = b.slotSize;
+        publishBatch = b.publishBatch > 0 ? b.publishBatch : Math.max(1, Math.min(256, ringSize / 4));
+        readBatch = b.readBatch;
+        idleStrategy = b.idleStrategy;
+        maxParkNanos = b.maxParkNanos;
+        chaining = b.chaining;
+        pinThreads = b.pinThreads;
+        cpus = b.cpus == null ? null : b.cpus.clone();
+    }
+
+    /** @return a builder with the defaults. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return the defaults. */
+    public static JobConfig defaults()
+    {
+        return builder().build();
+    }
+
+    /** @return parallelism of operators that do not set their own. */
+    public int defaultParallelism()
+    {
+        return defaultParallelism;
+    }
+
+    /** @return number of key groups; the upper bound of any operator's parallelism. */
+    public int maxParallelism()
+    {
+        return maxParallelism;
+    }
+
+    /** @return slots per channel ring. */
+    public int ringSize()
+    {
+        return ringSize;
+    }
+
+    /** @return bytes per slot, header included. */
+    public int slotSize()
+    {
+        return slotSize;
+    }
+
+    /** @return records a writer claims before publishing them at once. */
+    public int publishBatch()
+    {
+        return publishBatch;
+    }
+
+    /** @return slots a task reads from one channel before it moves to the next. */
+    public int readBatch()
+    {
+        return readBatch;
+    }
+
+    /** @return how idle task threads wait. */
+    public IdleStrategyKind idleStrategy()
+    {
+        return idleStrategy;
+    }
+
+    /** @return the longest single park of an idle thread, for BACKOFF and BLOCK. */
+    public long maxParkNanos()
+    {
+        return maxParkNanos;
+    }
+
+    /** @return whether forward-connected operators of equal parallelism are fused into one task. */
+    public boolean chaining()
+    {
+        return chaining;
+    }
+
+    /** @return whether task threads are pinned to cores. */
+    public boolean pinThreads()
+    {
+        return pinThreads;
+    }
+
+    /** @return the cores task threads are pinned to, round robin; null for all cores. */
+    public int[] cpus()
+    {
+        return cpus == null ? null : cpus.clone();
+    }
+
+    /** @return a builder holding these settings. */
+    public Builder toBuilder()
+    {
+        final Builder b = new Builder();
+        b.defaultParallelism = defaultParallelism;
+        b.maxParallelism = maxParallelism;
+        b.ringSize = ringSize;
+        b.slotSize = slotSize;
+        b.publishBatch = publishBatch;
+        b.readBatch = readBatch;
+        b.idleStrategy = idleStrategy;
+        b.maxParkNanos = maxParkNanos;
+        b.chaining = chaining;
+        b.pinThreads = pinThreads;
+        b.cpus = cpus;
+        return b;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "JobConfig{defaultParallelism=" + defaultParallelism + ", maxParallelism=" + maxParallelism +
+            ", ringSize=" + ringSize + ", slotSize=" + slotSize + ", publishBatch=" + publishBatch +
+            ", readBatch=" + readBatch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
+            ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) + '}';
+    }
+
+    /**
+     * Collects settings; {@link #build()} validates them all.
+     */
+    public static final class Builder
+    {
+        private int defaultParallelism = 1;
+        private int maxParallelism = KeyGroups.DEFAULT_MAX_PARALLELISM;
+        private int ringSize = 1024;
+        private int slotSize = 128;
+        private int publishBatch;
+        private int readBatch = 256;
+        private IdleStrategyKind idleStrategy = IdleStrategyKind.BACKOFF;
+        private long maxParkNanos = 100_000;
+        private boolean chaining = true;
+        private boolean pinThreads;
+        private int[] cpus;
+
+        private Builder()
+        {
+        }
+
+        /** @param value parallelism of operators that set none (default 1). @return this */
+        public Builder defaultParallelism(final int value)
+        {
+            defaultParallelism = value;
+            return this;
+        }
+
+        /** @param value number of key groups (default 128); fixed for the life of keyed state. @return this */
+        public Builder maxParallelism(final int value)
+        {
+            maxParallelism = value;
+            return this;
+        }
+
+        /** @param value slots per ring, a power of two (default 1024). @return this */
+        public Builder ringSize(final int value)
+        {
+            ringSize = value;
+            return this;
+        }
+
+        /** @param value bytes per slot, header of 8 included; a multiple of 8 (default 128). @return this */
+        public Builder slotSize(final int value)
+        {
+            slotSize = value;
+            return this;
+        }
+
+        /** @param value records claimed before one publish, below ringSize (default min(256, ringSize/4)). @return this */
+        public Builder publishBatch(final int value)
+        {
+            publishBatch = value;
+            return this;
+        }
+
+        /** @param value slots read from one channel per turn (default 256). @return this */
+        public Builder readBatch(final int value)
+        {
+            readBatch = value;
+            return this;
+        }
+
+        /** @param value how idle threads wait (default BACKOFF). @return this */
+        public Builder idleStrategy(final IdleStrategyKind value)
+        {
+            idleStrategy = value;
+            return this;
+        }
+
+        /** @param value the longest single park, for BACKOFF and BLOCK (default 100 µs). @return this */
+        public Builder maxParkNanos(final long value)
+        {
+            maxParkNanos = value;
+            return this;
+        }
+
+        /** @param value whether to fuse forward-connected operators (default true). @return this */
+        public Builder chaining(final boolean value)
+        {
+            chaining = value;
+            return this;
+        }
+
+        /**
+         * @param value whether to pin each task thread to a core (default false).
+         * @return this
+         */
+        public Builder pinThreads(final boolean value)
+        {
+            pinThreads = value;
+            return this;
+        }
+
+        /**
+         * @param value the cores to pin task threads to, round robin (default: all cores). Implies pinning.
+         * @return this
+         */
+        public Builder cpus(final int... value)
+        {
+            cpus = value.clone();
+            pinThreads = true;
+            return this;
+        }
+
+        /**
+         * @return the validated settings.
+         * @throws IllegalArgumentException naming the first invalid option.
+         */
+        public JobConfig build()
+        {
+            if (maxParallelism < 1 || maxParallelism > KeyGroups.UPPER_BOUND_MAX_PARALLELISM)
+            {
+                throw invalid("maxParallelism", maxParallelism, "must be in [1, " +
+                    KeyGroups.UPPER_BOUND_MAX_PARALLELISM + "]");
+            }
+            if (defaultParallelism < 1 || defaultParallelism > maxParallelism)
+            {
+                throw invalid("defaultParallelism", defaultParallelism, "must be in [1, maxParallelism=" +
+                    maxParallelism + "]");
+            }
+            if (ringSize < 2 || Integer.bitCount(ringSize) != 1)
+            {
+                throw invalid("ringSize", ringSize, "must be a power of two, at least 2");
+            }
+            if (slotSize < SlotDescriptor.MIN_SLOT_SIZE || (slotSize & 7) != 0)
+            {
+                throw invalid("slotSize", slotSize, "must be a multiple of 8 and at least " +
+                    SlotDescriptor.MIN_SLOT_SIZE);
+            }
+            if (publishBatch < 0 || publishBatch >= ringSize)
+            {
+                throw invalid("publishBatch", publishBatch, "must be in [1, ringSize=" + ringSize + ")");
+            }
+            if (readBatch < 1)
+            {
+                throw invalid("readBatch", readBatch, "must be at least 1");
+            }
+            if (idleStrategy == null)
+            {
+                throw new IllegalArgumentException("idleStrategy must not be null");
+            }
+            if (maxParkNanos < 1_000 || maxParkNanos > 1_000_000_000L)
+            {
+                throw invalid("maxParkNanos", maxParkNanos, "must be in [1000, 1000000000]");
+            }
+            if (cpus != null)
+            {
+                final int available = Runtime.getRuntime().availableProcessors();
+                if (cpus.length == 0)
+                {
+                    throw new IllegalArgumentException("cpus must name at least one core");
+                }
+                for (final int cpu : cpus)
+                {
+                    if (cpu < 0 || cpu >= available)
+                    {
+                        throw invalid("cpus", cpu, "names a core outside [0, " + available + ")");
+                    }
+                }
+            }
+            return new JobConfig(this);
+        }
+
+        private static IllegalArgumentException invalid(final String option, final long value, final String rule)
+        {
+            return new IllegalArgumentException(option + " " + rule + ", was " + value);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.ringflow.engine.api;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A running job. Thread-safe: any thread may query, await or cancel.
+ */
+public interface JobHandle extends AutoCloseable
+{
+    /** @return the job's name. */
+    String jobName();
+
+    /** @return the current status. */
+    JobStatus status();
+
+    /**
+     * @return completes with the final status once every task thread has stopped; never completes exceptionally
+     *     (see {@link #failureCause()}).
+     */
+    CompletableFuture<JobStatus> termination();
+
+    /**
+     * Waits until the job stops.
+     *
+     * @param timeout the longest wait.
+     * @return the final status.
+     * @throws JobExecutionException when the job failed, with the task's failure as cause.
+     * @throws java.util.concurrent.TimeoutException when the job is still running after {@code timeout}.
+     * @throws InterruptedException when the waiting thread is interrupted.
+     */
+    JobStatus awaitTermination(Duration timeout)
+        throws JobExecutionException, java.util.concurrent.TimeoutException, InterruptedException;
+
+    /**
+     * @return why the job failed: a {@link TaskFailureException} naming the operator and subtask, whose cause is the
+     *     original exception; empty unless {@link #status()} is FAILED.
+     */
+    Optional<Throwable> failureCause();
+
+    /**
+     * Stops the job: every thread stops soon after; {@link #termination()} completes with CANCELED unless the job
+     * had already stopped.
+     */
+    void cancel();
+
+    /**
+     * Cancels the job if it is running and waits for its threads to stop.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,86 @@
+package io.ringflow.engine.channel;
+
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+
+/**
+ * The consumer's end of a {@link RingChannel}.
+ *
+ * <p>Thread contract: one consumer thread only (the downstream task). {@link #poll} hands published slots to a
+ * {@link SlotHandler} in order, and releases them to the producer once per call, after the handler has finished
+ * with all of them (one release store per batch). The producer's cursor is re-read only when the cached value is
+ * exhausted.
+ */
+public final class ChannelReader
+{
+    private final RingChannel channel;
+    private final RingBuffer<Slot> ring;
+    private final Sequence consumed;
+    private long nextSequence = RingBuffer.INITIAL_CURSOR_VALUE + 1;
+    private long availableCache = RingBuffer.INITIAL_CURSOR_VALUE;
+
+    ChannelReader(final RingChannel channel, final RingBuffer<Slot> ring, final Sequence consumed)
+    {
+        this.channel = channel;
+        this.ring = ring;
+        this.consumed = consumed;
+    }
+
+    /**
+     * Hands up to {@code limit} slots to {@code handler}, stopping early when the handler returns false.
+     *
+     * @param handler receives each slot; the slot is valid only during the call.
+     * @param limit   the most slots to read in this call.
+     * @return the number of slots handed over.
+     */
+    public int poll(final SlotHandler handler, final int limit)
+    {
+        long available = availableCache;
+        if (nextSequence > available)
+        {
+            // Acquire load: slot contents published before this cursor value are visible below.
+            available = availableCache = ring.getCursor();
+            if (nextSequence > available)
+            {
+                return 0;
+            }
+        }
+        final long last = Math.min(available, nextSequence + limit - 1);
+        long sequence = nextSequence;
+        int count = 0;
+        try
+        {
+            while (sequence <= last)
+            {
+                final Slot slot = ring.get(sequence);
+                sequence++;
+                count++;
+                if (!handler.onSlot(slot))
+                {
+                    break;
+                }
+            }
+        }
+        finally
+        {
+            nextSequence = sequence;
+            // Release store: the producer may reuse these slots only after we are done reading them.
+            consumed.set(sequence - 1);
+        }
+        return count;
+    }
+
+    /**
+     * @return whether a published slot is waiting; re-reads the producer's cursor if needed.
+     */
+    public boolean hasAvailable()
+    {
+        return nextSequence <= availableCache || nextSequence <= (availableCache = ring.getCursor());
+    }
+
+    /** @return the channel this reader reads. */
+    public RingChannel channel()
+    {
+        return channel;
+    }
+}

@@ -1,0 +1,187 @@
+package io.ringflow.engine.channel;
+
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import io.ringflow.state.codec.Codec;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.invoke.VarHandle;
+
+/**
+ * The producer's end of a {@link RingChannel}.
+ *
+ * <p>Thread contract: one producer thread only (the upstream task). Records are claimed and written one at a time
+ * but published in batches: up to {@code publishBatch} records, or whatever is pending when the task calls
+ * {@link #flush()} at the end of each work cycle. Barriers and END_OF_INPUT are published at once, after the records
+ * before them, so the consumer always sees slots in the order they were written.
+ *
+ * <p>Steady state allocates nothing: slots are preallocated, {@link InsufficientCapacityException} is the
+ * Disruptor's stackless singleton.
+ */
+public final class ChannelWriter
+{
+    private final RingChannel channel;
+    private final RingBuffer<Slot> ring;
+    private final int publishBatch;
+    private final ParkingSignal consumerWakeup;
+    private BackPressure backPressure = channel -> Thread.onSpinWait();
+    private long lastClaimed = RingBuffer.INITIAL_CURSOR_VALUE;
+    private long lastPublished = RingBuffer.INITIAL_CURSOR_VALUE;
+    private long recordsWritten;
+
+    ChannelWriter(
+        final RingChannel channel, final RingBuffer<Slot> ring, final int publishBatch, final ParkingSignal wakeup)
+    {
+        this.channel = channel;
+        this.ring = ring;
+        this.publishBatch = publishBatch;
+        this.consumerWakeup = wakeup;
+    }
+
+    /**
+     * @param backPressure what to do while the ring is full; set once, before the producer thread starts.
+     */
+    public void backPressure(final BackPressure backPressure)
+    {
+        this.backPressure = backPressure;
+    }
+
+    /**
+     * Encodes {@code record} into the next slot. Publishes when a batch is complete.
+     *
+     * @param codec  the channel's codec.
+     * @param record the record, never null.
+     * @param <T>    the record type.
+     * @throws RecordTooLargeException when the record does not fit in a slot; nothing is written then.
+     */
+    public <T> void writeRecord(final Codec<T> codec, final T record)
+    {
+        final long sequence = claim();
+        final Slot slot = ring.get(sequence);
+        final UnsafeBuffer payload = slot.payload();
+        final int length;
+        try
+        {
+            length = codec.encode(record, payload, 0);
+        }
+        catch (final IndexOutOfBoundsException tooLarge)
+        {
+            throw tooLarge(codec, record, payload.capacity());
+        }
+        slot.setHeader(SlotKind.RECORD, length);
+        recordsWritten++;
+        if (sequence - lastPublished >= publishBatch)
+        {
+            publish();
+        }
+    }
+
+    /**
+     * Writes a barrier after everything written so far, and publishes it with them.
+     *
+     * @param checkpointId the checkpoint id.
+     * @param barrierType  checkpoint or savepoint, as defined by the checkpointing layer.
+     * @param timestamp    the trigger time, epoch milliseconds.
+     */
+    public void writeBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    {
+        final Slot slot = ring.get(claim());
+        final UnsafeBuffer payload = slot.payload();
+        payload.putLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET, checkpointId);
+        payload.putInt(SlotDescriptor.BARRIER_TYPE_OFFSET, barrierType);
+        payload.putLong(SlotDescriptor.BARRIER_TIMESTAMP_OFFSET, timestamp);
+        slot.setHeader(SlotKind.BARRIER, SlotDescriptor.BARRIER_PAYLOAD_LENGTH);
+        publish();
+    }
+
+    /**
+     * Writes END_OF_INPUT after everything written so far and publishes. Nothing may be written afterwards.
+     */
+    public void writeEndOfInput()
+    {
+        ring.get(claim()).setHeader(SlotKind.END_OF_INPUT, 0);
+        publish();
+    }
+
+    /**
+     * Publishes every slot written so far. Called by the task at the end of each work cycle, so records never wait
+     * in an unpublished batch for longer than one cycle.
+     */
+    public void flush()
+    {
+        if (lastClaimed != lastPublished)
+        {
+            publish();
+        }
+    }
+
+    /** @return records written since the channel was created; producer thread only. */
+    public long recordsWritten()
+    {
+        return recordsWritten;
+    }
+
+    /** @return the channel this writer writes to. */
+    public RingChannel channel()
+    {
+        return channel;
+    }
+
+    private long claim()
+    {
+        try
+        {
+            return lastClaimed = ring.tryNext();
+        }
+        catch (final InsufficientCapacityException full)
+        {
+            return lastClaimed = awaitClaim();
+        }
+    }
+
+    private long awaitClaim()
+    {
+        // Publish what we hold first: the consumer can only free slots it can see.
+        flush();
+        while (true)
+        {
+            backPressure.awaitCapacity(channel);
+            try
+            {
+                return ring.tryNext();
+            }
+            catch (final InsufficientCapacityException stillFull)
+            {
+                // keep waiting
+            }
+        }
+    }
+
+    private void publish()
+    {
+        // Release store of the cursor: every slot write above happens-before the consumer's read of the cursor.
+        ring.publish(lastClaimed);
+        lastPublished = lastClaimed;
+        if (consumerWakeup != null)
+        {
+            // StoreLoad: the cursor store must be visible before we read the consumer's parked flag (ParkingSignal).
+            VarHandle.fullFence();
+            consumerWakeup.signal();
+        }
+    }
+
+    private <T> RecordTooLargeException tooLarge(final Codec<T> codec, final T record, final int capacity)
+    {
+        int encodedLength;
+        try
+        {
+            encodedLength = codec.encode(record, new ExpandableArrayBuffer(capacity * 2), 0);
+        }
+        catch (final RuntimeException ex)
+        {
+            encodedLength = -1;
+        }
+        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength, capacity);
+    }
+}

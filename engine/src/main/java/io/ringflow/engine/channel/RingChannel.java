@@ -1,0 +1,114 @@
+package io.ringflow.engine.channel;
+
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import org.agrona.BufferUtil;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One channel: a single-producer single-consumer Disruptor ring from one upstream subtask to one downstream subtask,
+ * its slots laid out back to back in one off-heap region ({@link SlotDescriptor}).
+ *
+ * <p>Exactly one thread uses the {@link #writer()} and exactly one other thread uses the {@link #reader()}. The ring
+ * is created with a non-blocking wait strategy: Ringflow never waits inside the Disruptor, its tasks poll and idle on
+ * their own terms, so publishing never takes a lock.
+ */
+public final class RingChannel
+{
+    private static final int CACHE_LINE = 64;
+
+    private final String name;
+    private final RingBuffer<Slot> ring;
+    private final ByteBuffer slots;
+    private final Sequence consumed = new Sequence(RingBuffer.INITIAL_CURSOR_VALUE);
+    private final ChannelWriter writer;
+    private final ChannelReader reader;
+
+    /**
+     * @param name         for diagnostics, e.g. {@code "map[0] -> count[1]"}.
+     * @param ringSize     number of slots, a power of two.
+     * @param slotSize     bytes per slot, a multiple of 8 and at least {@link SlotDescriptor#MIN_SLOT_SIZE}.
+     * @param publishBatch how many records the writer claims before it publishes them at once; below ringSize.
+     * @param consumerWakeup signalled after each publication; {@code null} when the consumer never parks untimed.
+     */
+    public RingChannel(
+        final String name,
+        final int ringSize,
+        final int slotSize,
+        final int publishBatch,
+        final ParkingSignal consumerWakeup)
+    {
+        if (Integer.bitCount(ringSize) != 1)
+        {
+            throw new IllegalArgumentException("ring size must be a power of two, was " + ringSize);
+        }
+        if (slotSize < SlotDescriptor.MIN_SLOT_SIZE || (slotSize & 7) != 0)
+        {
+            throw new IllegalArgumentException("slot size must be a multiple of 8 and at least " +
+                SlotDescriptor.MIN_SLOT_SIZE + ", was " + slotSize);
+        }
+        if (publishBatch < 1 || publishBatch >= ringSize)
+        {
+            throw new IllegalArgumentException("publish batch must be in [1, ringSize), was " + publishBatch);
+        }
+        this.name = name;
+        // Over-allocate and align by hand: an aligned slice could not be freed explicitly.
+        this.slots = ByteBuffer.allocateDirect(Math.addExact(Math.multiplyExact(ringSize, slotSize), CACHE_LINE));
+        final long address = BufferUtil.address(slots);
+        final long base = (address + CACHE_LINE - 1) & -CACHE_LINE;
+        final long[] nextSlot = {0};
+        this.ring = RingBuffer.createSingleProducer(
+            () -> new Slot(base + (nextSlot[0]++) * slotSize, slotSize), ringSize, new BusySpinWaitStrategy());
+        this.ring.addGatingSequences(consumed);
+        this.writer = new ChannelWriter(this, ring, publishBatch, consumerWakeup);
+        this.reader = new ChannelReader(this, ring, consumed);
+    }
+
+    /** @return the producer's end; use from the upstream task thread only. */
+    public ChannelWriter writer()
+    {
+        return writer;
+    }
+
+    /** @return the consumer's end; use from the downstream task thread only. */
+    public ChannelReader reader()
+    {
+        return reader;
+    }
+
+    /** @return the channel's name, for diagnostics. */
+    public String name()
+    {
+        return name;
+    }
+
+    /** @return the number of slots. */
+    public int capacity()
+    {
+        return ring.getBufferSize();
+    }
+
+    /**
+     * @return slots published but not yet released by the consumer; a racy snapshot from any thread.
+     */
+    public long backlog()
+    {
+        return ring.getCursor() - consumed.get();
+    }
+
+    /**
+     * Frees the off-heap slots. Call only after both the producer and the consumer thread have stopped.
+     */
+    public void release()
+    {
+        BufferUtil.free(slots);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RingChannel{" + name + '}';
+    }
+}

@@ -1,0 +1,285 @@
+package io.ringflow.engine.runtime;
+
+import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.channel.ChannelReader;
+import io.ringflow.engine.channel.ChannelWriter;
+import io.ringflow.engine.channel.ParkingSignal;
+import io.ringflow.engine.channel.RingChannel;
+import io.ringflow.engine.graph.Chains;
+import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.PartitionKind;
+import io.ringflow.engine.graph.StreamEdge;
+import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.codec.MissingCodecException;
+import io.ringflow.state.keyed.HeapKeyedStateStore;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a resolved {@link StreamGraph} into a physical plan and wires it: one task per (chain, subtask), one ring
+ * channel per connected (upstream subtask, downstream subtask) pair of every edge that crosses tasks, a codec per
+ * such edge. Every check that can fail happens here, before any thread starts.
+ */
+public final class Deployer
+{
+    private final String jobName;
+    private final JobConfig config;
+    private final CodecRegistry codecs;
+
+    /**
+     * @param jobName the job's name.
+     * @param config  the job's settings.
+     * @param codecs  codecs for the records that cross channels.
+     */
+    public Deployer(final String jobName, final JobConfig config, final CodecRegistry codecs)
+    {
+        this.jobName = jobName;
+        this.config = config;
+        this.codecs = codecs;
+    }
+
+    /**
+     * @param graph a graph; resolved here.
+     * @return the job, wired and started.
+     * @throws InvalidJobException when the graph cannot run.
+     */
+    public JobExecution deployAndStart(final StreamGraph graph)
+    {
+        final JobExecution execution = deploy(graph);
+        execution.start();
+        return execution;
+    }
+
+    JobExecution deploy(final StreamGraph graph)
+    {
+        final List<StreamEdge> edges = graph.resolve(config);
+        final Map<StreamNode, List<StreamNode>> chains = Chains.compute(graph, config);
+        final Map<StreamNode, StreamNode> headOf = new IdentityHashMap<>();
+        chains.forEach((head, members) -> members.forEach(member -> headOf.put(member, head)));
+
+        final Map<StreamEdge, Codec<Object>> edgeCodecs = new IdentityHashMap<>();
+        for (final StreamEdge edge : edges)
+        {
+            if (headOf.get(edge.target()) == edge.target())
+            {
+                edgeCodecs.put(edge, codecFor(edge));
+            }
+        }
+
+        final JobExecution execution = new JobExecution(jobName);
+        // Wake-up signals of the consumer subtasks, for the BLOCK idle strategy.
+        final Map<StreamNode, ParkingSignal[]> signals = new HashMap<>();
+        for (final StreamNode head : chains.keySet())
+        {
+            final ParkingSignal[] perSubtask = new ParkingSignal[head.parallelism()];
+            if (config.idleStrategy() == IdleStrategyKind.BLOCK && head.kind() != NodeKind.SOURCE)
+            {
+                for (int s = 0; s < perSubtask.length; s++)
+                {
+                    perSubtask[s] = new ParkingSignal();
+                }
+            }
+            signals.put(head, perSubtask);
+        }
+
+        // channels[edge][upstream subtask][downstream subtask]
+        final Map<StreamEdge, RingChannel[][]> channels = new IdentityHashMap<>();
+        for (final StreamEdge edge : edgeCodecs.keySet())
+        {
+            final int up = edge.source().parallelism();
+            final int down = edge.target().parallelism();
+            final RingChannel[][] grid = new RingChannel[up][down];
+            for (int u = 0; u < up; u++)
+            {
+                for (int d = 0; d < down; d++)
+                {
+                    if (edge.partition() != PartitionKind.FORWARD || u == d)
+                    {
+                        grid[u][d] = new RingChannel(
+                            edge.source().name() + "[" + u + "] -> " + edge.target().name() + "[" + d + "]",
+                            config.ringSize(),
+                            config.slotSize(),
+                            config.publishBatch(),
+                            signals.get(edge.target())[d]);
+                        execution.addChannel(grid[u][d]);
+                    }
+                }
+            }
+            channels.put(edge, grid);
+        }
+
+        int nextCpu = 0;
+        final int[] cpus = cpuList();
+        for (final Map.Entry<StreamNode, List<StreamNode>> chainEntry : chains.entrySet())
+        {
+            final StreamNode head = chainEntry.getKey();
+            final List<StreamNode> members = chainEntry.getValue();
+            for (int s = 0; s < head.parallelism(); s++)
+            {
+                final int cpu = cpus == null ? -1 : cpus[nextCpu++ % cpus.length];
+                final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu);
+                final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
+                thread.setDaemon(false);
+                execution.addTask(task, thread, task.writers.length == 0);
+            }
+        }
+        return execution;
+    }
+
+    private Task buildTask(
+        final JobExecution execution,
+        final StreamNode head,
+        final List<StreamNode> members,
+        final int subtask,
+        final Map<StreamEdge, RingChannel[][]> channels,
+        final Map<StreamEdge, Codec<Object>> edgeCodecs,
+        final Map<StreamNode, ParkingSignal[]> signals,
+        final int cpu)
+    {
+        final Map<StreamNode, StreamOperator> operators = new IdentityHashMap<>();
+        final StreamOperator[] chain = new StreamOperator[members.size()];
+        for (int i = 0; i < members.size(); i++)
+        {
+            final StreamNode node = members.get(i);
+            chain[i] = node.factory().create(subtask);
+            operators.put(node, chain[i]);
+        }
+
+        final List<ChannelWriter> allWriters = new ArrayList<>();
+        for (final StreamNode node : members)
+        {
+            final List<Output> outputs = new ArrayList<>();
+            for (final StreamEdge edge : node.outputs())
+            {
+                final StreamOperator chained = operators.get(edge.target());
+                if (chained != null && !edgeCodecs.containsKey(edge))
+                {
+                    outputs.add(new ChainingOutput(chained));
+                    continue;
+                }
+                final RingChannel[] row = channels.get(edge)[subtask];
+                final ChannelWriter[] writers;
+                if (edge.partition() == PartitionKind.FORWARD)
+                {
+                    writers = new ChannelWriter[] {row[subtask].writer()};
+                }
+                else
+                {
+                    writers = new ChannelWriter[row.length];
+                    for (int d = 0; d < row.length; d++)
+                    {
+                        writers[d] = row[d].writer();
+                    }
+                }
+                for (final ChannelWriter writer : writers)
+                {
+                    allWriters.add(writer);
+                }
+                outputs.add(ChannelOutput.create(
+                    edge.partition(), writers, edgeCodecs.get(edge), edge.keySelector(), edge.target().name(),
+                    config.maxParallelism(), subtask));
+            }
+            final Output output = outputs.isEmpty() ? record -> { } :
+                outputs.size() == 1 ? outputs.get(0) : new FanOutOutput(outputs.toArray(new Output[0]));
+            final OperatorRuntime runtime = new OperatorRuntime(
+                jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
+                node.keyedState() ? new HeapKeyedStateStore() : null);
+            operators.get(node).setup(runtime, output);
+        }
+
+        final String taskName = taskName(members, subtask, head.parallelism());
+        final ChannelWriter[] writers = allWriters.toArray(new ChannelWriter[0]);
+        final ParkingSignal signal = signals.get(head)[subtask];
+        final Idler idler = Idler.create(config.idleStrategy(), signal, config.maxParkNanos());
+        if (head.kind() == NodeKind.SOURCE)
+        {
+            return new SourceTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
+                config.readBatch());
+        }
+
+        final List<ChannelReader> readers = new ArrayList<>();
+        final List<Integer> inputIndexes = new ArrayList<>();
+        final List<Codec<Object>> codecsPerChannel = new ArrayList<>();
+        for (final StreamEdge edge : head.inputs())
+        {
+            final RingChannel[][] grid = channels.get(edge);
+            for (final RingChannel[] row : grid)
+            {
+                if (row[subtask] != null)
+                {
+                    readers.add(row[subtask].reader());
+                    inputIndexes.add(edge.inputIndex());
+                    codecsPerChannel.add(edgeCodecs.get(edge));
+                }
+            }
+        }
+        @SuppressWarnings("unchecked")
+        final Codec<Object>[] codecArray = codecsPerChannel.toArray(new Codec[0]);
+        return new InputTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
+            readers.toArray(new ChannelReader[0]), inputIndexes.stream().mapToInt(Integer::intValue).toArray(),
+            codecArray, config.readBatch(), signal);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Codec<Object> codecFor(final StreamEdge edge)
+    {
+        final StreamNode source = edge.source();
+        final Class<?> type = source.outputType();
+        if (type == null)
+        {
+            throw new InvalidJobException("the output type of " + source.describe() + " is unknown, and its records" +
+                " cross a channel to " + edge.target().describe() + ". Lambdas erase generic types: declare it with" +
+                " .returns(YourType.class) after the operator");
+        }
+        try
+        {
+            return (Codec<Object>)codecs.codecFor(type);
+        }
+        catch (final MissingCodecException ex)
+        {
+            throw new InvalidJobException("records of type " + type.getName() + " from " + source.describe() +
+                " cross a channel to " + edge.target().describe() + " but have no codec: " + ex.getMessage(), ex);
+        }
+    }
+
+    private int[] cpuList()
+    {
+        if (!config.pinThreads())
+        {
+            return null;
+        }
+        if (config.cpus() != null)
+        {
+            return config.cpus();
+        }
+        final int[] all = new int[Runtime.getRuntime().availableProcessors()];
+        for (int i = 0; i < all.length; i++)
+        {
+            all[i] = i;
+        }
+        return all;
+    }
+
+    private static String taskName(final List<StreamNode> members, final int subtask, final int parallelism)
+    {
+        final StringBuilder name = new StringBuilder();
+        for (final StreamNode node : members)
+        {
+            if (name.length() > 0)
+            {
+                name.append(" -> ");
+            }
+            name.append(node.name());
+        }
+        return name.append(" (").append(subtask + 1).append('/').append(parallelism).append(')').toString();
+    }
+}

@@ -1,0 +1,269 @@
+package io.ringflow.engine.runtime;
+
+import io.ringflow.engine.api.JobExecutionException;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.JobStatus;
+import io.ringflow.engine.channel.RingChannel;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One attempt of a job: its tasks, their threads and channels, and its fate.
+ *
+ * <p>Thread contract: built and started by the submitting thread; afterwards every method may be called from any
+ * thread. The first failure wins: it stops every task (a volatile flag each task reads once per work cycle and while
+ * waiting on a full ring), and later failures are ignored. The termination future completes after the last task
+ * thread has run its {@code finally} block, so when it completes no Ringflow thread of this job is left.
+ */
+public final class JobExecution implements JobHandle
+{
+    private static final System.Logger LOG = System.getLogger(JobExecution.class.getName());
+
+    private final String jobName;
+    private final List<Task> tasks = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<RingChannel> channels = new ArrayList<>();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicInteger liveTasks = new AtomicInteger();
+    private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
+    private final AtomicLong requestedBarrier = new AtomicLong();
+    private final Map<Long, AtomicInteger> barrierArrivalsAtSinks = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+    private volatile boolean cancelled;
+    private volatile JobStatus status = JobStatus.RUNNING;
+    private int sinkTasks;
+
+    JobExecution(final String jobName)
+    {
+        this.jobName = jobName;
+    }
+
+    void addTask(final Task task, final Thread thread, final boolean isSinkTask)
+    {
+        tasks.add(task);
+        threads.add(thread);
+        if (isSinkTask)
+        {
+            sinkTasks++;
+        }
+    }
+
+    void addChannel(final RingChannel channel)
+    {
+        channels.add(channel);
+    }
+
+    void start()
+    {
+        liveTasks.set(threads.size());
+        LOG.log(Level.DEBUG, () -> "starting job '" + jobName + "' with " + threads.size() + " task threads and " +
+            channels.size() + " channels");
+        for (final Thread thread : threads)
+        {
+            thread.start();
+        }
+    }
+
+    @Override
+    public String jobName()
+    {
+        return jobName;
+    }
+
+    @Override
+    public JobStatus status()
+    {
+        return status;
+    }
+
+    @Override
+    public CompletableFuture<JobStatus> termination()
+    {
+        return termination.thenApply(s -> s);
+    }
+
+    @Override
+    public JobStatus awaitTermination(final Duration timeout)
+        throws JobExecutionException, TimeoutException, InterruptedException
+    {
+        final JobStatus finalStatus;
+        try
+        {
+            finalStatus = termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("termination never completes exceptionally", ex);
+        }
+        if (finalStatus == JobStatus.FAILED)
+        {
+            throw new JobExecutionException(jobName, failure.get());
+        }
+        return finalStatus;
+    }
+
+    @Override
+    public Optional<Throwable> failureCause()
+    {
+        return status == JobStatus.FAILED ? Optional.ofNullable(failure.get()) : Optional.empty();
+    }
+
+    @Override
+    public void cancel()
+    {
+        if (!termination.isDone())
+        {
+            cancelled = true;
+            stop();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        cancel();
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                termination.get();
+                break;
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+            catch (final ExecutionException ex)
+            {
+                break;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Asks every source to inject a barrier with a new checkpoint id. The checkpointing layer builds on this; for
+     * now it lets tests and tools see barriers travel.
+     *
+     * @return the new barrier's checkpoint id.
+     */
+    public long injectBarrier()
+    {
+        final long id = requestedBarrier.incrementAndGet();
+        barrierArrivalsAtSinks.putIfAbsent(id, new AtomicInteger());
+        for (final Thread thread : threads)
+        {
+            LockSupport.unpark(thread);
+        }
+        return id;
+    }
+
+    /**
+     * @param checkpointId a barrier's checkpoint id.
+     * @return whether every sink task (a task without output channels) has passed that barrier.
+     */
+    public boolean barrierReachedAllSinks(final long checkpointId)
+    {
+        final AtomicInteger arrivals = barrierArrivalsAtSinks.get(checkpointId);
+        return arrivals != null && arrivals.get() >= sinkTasks;
+    }
+
+    /** @return the names of the task threads, in creation order. */
+    public List<String> threadNames()
+    {
+        final List<String> names = new ArrayList<>();
+        for (final Thread thread : threads)
+        {
+            names.add(thread.getName());
+        }
+        return names;
+    }
+
+    /** @return the number of ring channels of the physical plan. */
+    public int channelCount()
+    {
+        return channels.size();
+    }
+
+    long requestedBarrier()
+    {
+        return requestedBarrier.get();
+    }
+
+    void barrierPassed(final Task task, final long checkpointId, final boolean isSinkTask)
+    {
+        if (isSinkTask)
+        {
+            barrierArrivalsAtSinks.computeIfAbsent(checkpointId, id -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    boolean isStopping()
+    {
+        return stopping;
+    }
+
+    void fail(final Throwable cause)
+    {
+        if (failure.compareAndSet(null, cause))
+        {
+            LOG.log(Level.DEBUG, () -> "job '" + jobName + "' failed: " + cause);
+            stop();
+        }
+    }
+
+    void taskTerminated(final Task task)
+    {
+        if (liveTasks.decrementAndGet() == 0)
+        {
+            for (final RingChannel channel : channels)
+            {
+                try
+                {
+                    channel.release();
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.log(Level.WARNING, "could not free the slots of channel " + channel.name(), ex);
+                }
+            }
+            final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
+                cancelled ? JobStatus.CANCELED : JobStatus.FINISHED;
+            status = finalStatus;
+            termination.complete(finalStatus);
+        }
+    }
+
+    private void stop()
+    {
+        stopping = true;
+        final Thread self = Thread.currentThread();
+        for (final Thread thread : threads)
+        {
+            LockSupport.unpark(thread);
+            if (thread != self)
+            {
+                // Tasks poll the stop flag; the interrupt is for user code blocked in I/O or sleep.
+                thread.interrupt();
+            }
+        }
+    }
+}

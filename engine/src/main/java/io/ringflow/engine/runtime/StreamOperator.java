@@ -1,0 +1,86 @@
+package io.ringflow.engine.runtime;
+
+/**
+ * The runtime form of a logical operator, one instance per subtask. All methods are called on the task thread, in
+ * this order: {@link #setup}, {@link #open}, any number of {@code processElement*} and {@link #onBarrier} calls,
+ * {@link #endInput} once all inputs have ended (not on failure or cancellation), then {@link #close} always.
+ */
+public abstract class StreamOperator
+{
+    /** Where results go; set by {@link #setup}. */
+    protected Output output;
+    /** Names, subtask, keyed state; set by {@link #setup}. */
+    protected OperatorRuntime runtime;
+
+    final void setup(final OperatorRuntime runtime, final Output output)
+    {
+        this.runtime = runtime;
+        this.output = output;
+    }
+
+    /** @return the operator's identity, for errors and statistics. */
+    public final OperatorRuntime runtime()
+    {
+        return runtime;
+    }
+
+    /**
+     * Prepares the operator: open user functions, create readers or writers.
+     *
+     * @throws Exception fails the task.
+     */
+    public void open() throws Exception
+    {
+    }
+
+    /**
+     * A record of the (first) input.
+     *
+     * @param record the record.
+     * @throws Exception fails the task.
+     */
+    public void processElement(final Object record) throws Exception
+    {
+        throw new IllegalStateException(getClass().getSimpleName() + " has no input");
+    }
+
+    /**
+     * A record of the second input of a two-input operator.
+     *
+     * @param record the record.
+     * @throws Exception fails the task.
+     */
+    public void processElement2(final Object record) throws Exception
+    {
+        throw new IllegalStateException(getClass().getSimpleName() + " has no second input");
+    }
+
+    /**
+     * A barrier passes the operator: every record before it has been processed, none after. Checkpointing hooks in
+     * here.
+     *
+     * @param checkpointId the barrier's checkpoint id.
+     * @throws Exception fails the task.
+     */
+    public void onBarrier(final long checkpointId) throws Exception
+    {
+    }
+
+    /**
+     * Every input has ended; emit whatever is buffered.
+     *
+     * @throws Exception fails the task.
+     */
+    public void endInput() throws Exception
+    {
+    }
+
+    /**
+     * Releases resources; called once, whether the task finished or failed.
+     *
+     * @throws Exception reported unless an earlier failure is already being reported.
+     */
+    public void close() throws Exception
+    {
+    }
+}

@@ -1,0 +1,258 @@
+package io.ringflow.engine.runtime;
+
+import io.ringflow.engine.api.TaskFailureException;
+import io.ringflow.engine.channel.BackPressure;
+import io.ringflow.engine.channel.ChannelWriter;
+import io.ringflow.engine.channel.RingChannel;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * One subtask of one chain of operators, run by one thread from start to end.
+ *
+ * <p>Thread contract: everything here runs on the task thread, except {@link #name()} and the execution's stop
+ * flag, which other threads may read. The loop is: do a bounded work cycle, publish everything written (so no record
+ * waits in an unpublished batch for more than one cycle), idle if the cycle found nothing.
+ */
+abstract class Task implements Runnable, BackPressure
+{
+    final JobExecution execution;
+    final String name;
+    /** The chain's operators in topological order; {@code chain[0]} is the head. */
+    final StreamOperator[] chain;
+    final ChannelWriter[] writers;
+    final Idler idler;
+    private final IdleStrategy backPressureIdle;
+    private final int cpu;
+    private long lastForwardedBarrier;
+    private boolean finished;
+
+    Task(
+        final JobExecution execution,
+        final String name,
+        final StreamOperator[] chain,
+        final ChannelWriter[] writers,
+        final Idler idler,
+        final long maxParkNanos,
+        final int cpu)
+    {
+        this.execution = execution;
+        this.name = name;
+        this.chain = chain;
+        this.writers = writers;
+        this.idler = idler;
+        this.backPressureIdle = Idler.backoff(maxParkNanos);
+        this.cpu = cpu;
+        for (final ChannelWriter writer : writers)
+        {
+            writer.backPressure(this);
+        }
+    }
+
+    /** @return the task's name: the chain's operators and the subtask. */
+    final String name()
+    {
+        return name;
+    }
+
+    @Override
+    public final void run()
+    {
+        Throwable failure = null;
+        try
+        {
+            if (cpu >= 0)
+            {
+                ThreadPinning.pinCurrentThread(cpu, name);
+            }
+            onStart();
+            // Open tail first, so every operator is ready before anything upstream of it can emit.
+            for (int i = chain.length - 1; i >= 0; i--)
+            {
+                openOperator(chain[i]);
+            }
+            while (!finished)
+            {
+                if (execution.isStopping())
+                {
+                    break;
+                }
+                final int work = doWork();
+                flushWriters();
+                if (!finished)
+                {
+                    idle(work);
+                }
+            }
+        }
+        catch (final TaskCancelledException cancelled)
+        {
+            // the job is stopping; the cause, if any, is reported by whoever failed
+        }
+        catch (final Throwable ex)
+        {
+            failure = ex;
+            execution.fail(toTaskFailure(ex));
+        }
+        finally
+        {
+            closeOperators(failure);
+            execution.taskTerminated(this);
+        }
+    }
+
+    /** Called on the task thread before operators are opened. */
+    void onStart()
+    {
+    }
+
+    /**
+     * One bounded work cycle.
+     *
+     * @return how much was done; 0 when idle.
+     * @throws Exception fails the task.
+     */
+    abstract int doWork() throws Exception;
+
+    /** @param work what the last cycle did. */
+    abstract void idle(int work);
+
+    /**
+     * Forwards a barrier through the chain and on every output channel, after everything written before it.
+     *
+     * @param checkpointId the barrier's checkpoint.
+     * @param barrierType  checkpoint or savepoint.
+     * @param timestamp    trigger time, epoch ms.
+     */
+    final void forwardBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    {
+        if (checkpointId <= lastForwardedBarrier)
+        {
+            return;
+        }
+        lastForwardedBarrier = checkpointId;
+        for (final StreamOperator operator : chain)
+        {
+            try
+            {
+                operator.onBarrier(checkpointId);
+            }
+            catch (final Throwable ex)
+            {
+                throw OperatorException.wrap(operator.runtime(), ex);
+            }
+        }
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeBarrier(checkpointId, barrierType, timestamp);
+        }
+        execution.barrierPassed(this, checkpointId, writers.length == 0);
+    }
+
+    /** @return the last barrier this task forwarded. */
+    final long lastForwardedBarrier()
+    {
+        return lastForwardedBarrier;
+    }
+
+    /**
+     * Every input has ended: lets each operator emit what it buffers (head first, so its output reaches the rest),
+     * then sends END_OF_INPUT on every output channel and stops the loop.
+     */
+    final void finish()
+    {
+        for (final StreamOperator operator : chain)
+        {
+            try
+            {
+                operator.endInput();
+            }
+            catch (final Throwable ex)
+            {
+                throw OperatorException.wrap(operator.runtime(), ex);
+            }
+        }
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeEndOfInput();
+        }
+        finished = true;
+    }
+
+    final boolean isFinished()
+    {
+        return finished;
+    }
+
+    @Override
+    public final void awaitCapacity(final RingChannel channel)
+    {
+        if (execution.isStopping())
+        {
+            throw TaskCancelledException.INSTANCE;
+        }
+        backPressureIdle.idle();
+    }
+
+    private void flushWriters()
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.flush();
+        }
+        backPressureIdle.reset();
+    }
+
+    private static void openOperator(final StreamOperator operator)
+    {
+        try
+        {
+            operator.open();
+        }
+        catch (final Throwable ex)
+        {
+            throw OperatorException.wrap(operator.runtime(), ex);
+        }
+    }
+
+    private void closeOperators(final Throwable earlier)
+    {
+        for (final StreamOperator operator : chain)
+        {
+            try
+            {
+                operator.close();
+            }
+            catch (final Throwable ex)
+            {
+                if (earlier == null && !execution.isStopping())
+                {
+                    execution.fail(toTaskFailure(OperatorException.wrap(operator.runtime(), ex)));
+                }
+            }
+        }
+    }
+
+    private TaskFailureException toTaskFailure(final Throwable failure)
+    {
+        final OperatorRuntime blamed;
+        final Throwable cause;
+        if (failure instanceof OperatorException)
+        {
+            blamed = ((OperatorException)failure).operator();
+            cause = failure.getCause();
+        }
+        else
+        {
+            blamed = chain[0].runtime();
+            cause = failure;
+        }
+        return new TaskFailureException(
+            blamed.operatorName(), blamed.uid(), blamed.subtaskIndex(), blamed.parallelism(), cause);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Task{" + name + '}';
+    }
+}

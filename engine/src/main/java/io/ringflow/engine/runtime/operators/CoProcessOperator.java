@@ -1,0 +1,75 @@
+package io.ringflow.engine.runtime.operators;
+
+import io.ringflow.engine.api.functions.CoProcessFunction;
+import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.state.keyed.KeyedStateStore;
+
+/**
+ * Runs a {@link CoProcessFunction}. When both inputs are keyed, keyed state is scoped to the key of the record being
+ * processed, extracted with that input's key selector.
+ */
+public final class CoProcessOperator extends StreamOperator
+{
+    private final CoProcessFunction<Object, Object, Object> function;
+    private final KeySelector<Object, Object> keySelector1;
+    private final KeySelector<Object, Object> keySelector2;
+    private KeyedStateStore state;
+
+    /**
+     * @param function     this subtask's own instance.
+     * @param keySelector1 key of the first input, or null when not keyed.
+     * @param keySelector2 key of the second input, or null when not keyed.
+     */
+    @SuppressWarnings("unchecked")
+    public CoProcessOperator(
+        final CoProcessFunction<?, ?, ?> function, final KeySelector<?, ?> keySelector1, final KeySelector<?, ?> keySelector2)
+    {
+        this.function = (CoProcessFunction<Object, Object, Object>)function;
+        this.keySelector1 = (KeySelector<Object, Object>)keySelector1;
+        this.keySelector2 = (KeySelector<Object, Object>)keySelector2;
+    }
+
+    @Override
+    public void open() throws Exception
+    {
+        state = runtime.keyedStateStore();
+        function.open(runtime);
+    }
+
+    @Override
+    public void processElement(final Object record) throws Exception
+    {
+        if (keySelector1 != null)
+        {
+            state.setCurrentKey(key(keySelector1, record));
+        }
+        function.processElement1(record, output);
+    }
+
+    @Override
+    public void processElement2(final Object record) throws Exception
+    {
+        if (keySelector2 != null)
+        {
+            state.setCurrentKey(key(keySelector2, record));
+        }
+        function.processElement2(record, output);
+    }
+
+    private Object key(final KeySelector<Object, Object> selector, final Object record) throws Exception
+    {
+        final Object key = selector.getKey(record);
+        if (key == null)
+        {
+            throw NullKeyException.of(runtime.operatorName(), record);
+        }
+        return key;
+    }
+
+    @Override
+    public void close() throws Exception
+    {
+        function.close();
+    }
+}

@@ -1,0 +1,26 @@
+package io.ringflow.engine.runtime.operators;
+
+import io.ringflow.engine.api.functions.FilterFunction;
+import io.ringflow.engine.runtime.StreamOperator;
+
+/** Applies a {@link FilterFunction}; forwards the records it accepts. */
+public final class FilterOperator extends StreamOperator
+{
+    private final FilterFunction<Object> function;
+
+    /** @param function the user function, shared by all subtasks. */
+    @SuppressWarnings("unchecked")
+    public FilterOperator(final FilterFunction<?> function)
+    {
+        this.function = (FilterFunction<Object>)function;
+    }
+
+    @Override
+    public void processElement(final Object record) throws Exception
+    {
+        if (function.filter(record))
+        {
+            output.collect(record);
+        }
+    }
+}

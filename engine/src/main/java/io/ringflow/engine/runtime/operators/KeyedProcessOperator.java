@@ -1,0 +1,67 @@
+package io.ringflow.engine.runtime.operators;
+
+import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.api.functions.KeyedProcessFunction;
+import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.state.keyed.KeyedStateStore;
+
+/**
+ * Runs a {@link KeyedProcessFunction}: extracts each record's key (the same key selector that partitioned it),
+ * scopes keyed state to it, and calls the function. The context object is reused across records.
+ */
+public final class KeyedProcessOperator extends StreamOperator implements KeyedProcessFunction.Context<Object>
+{
+    private final KeyedProcessFunction<Object, Object, Object> function;
+    private final KeySelector<Object, Object> keySelector;
+    private KeyedStateStore state;
+    private Object currentKey;
+
+    /**
+     * @param function    this subtask's own instance.
+     * @param keySelector the key of the input.
+     */
+    @SuppressWarnings("unchecked")
+    public KeyedProcessOperator(final KeyedProcessFunction<?, ?, ?> function, final KeySelector<?, ?> keySelector)
+    {
+        this.function = (KeyedProcessFunction<Object, Object, Object>)function;
+        this.keySelector = (KeySelector<Object, Object>)keySelector;
+    }
+
+    @Override
+    public void open() throws Exception
+    {
+        state = runtime.keyedStateStore();
+        function.open(runtime);
+    }
+
+    @Override
+    public void processElement(final Object record) throws Exception
+    {
+        final Object key = keySelector.getKey(record);
+        if (key == null)
+        {
+            throw NullKeyException.of(runtime.operatorName(), record);
+        }
+        currentKey = key;
+        state.setCurrentKey(key);
+        function.processElement(record, this, output);
+    }
+
+    @Override
+    public Object getCurrentKey()
+    {
+        return currentKey;
+    }
+
+    @Override
+    public long currentProcessingTime()
+    {
+        return System.currentTimeMillis();
+    }
+
+    @Override
+    public void close() throws Exception
+    {
+        function.close();
+    }
+}

@@ -1,0 +1,54 @@
+package io.ringflow.engine.runtime.operators;
+
+import io.ringflow.engine.api.sink.Sink;
+import io.ringflow.engine.api.sink.SinkWriter;
+import io.ringflow.engine.runtime.StreamOperator;
+
+/**
+ * Hands records to a {@link SinkWriter}; flushes it when a barrier passes and at end of input.
+ */
+public final class SinkOperator extends StreamOperator
+{
+    private final Sink<Object> sink;
+    private SinkWriter<Object> writer;
+
+    /** @param sink the user's sink, shared by all subtasks; each subtask creates its own writer. */
+    @SuppressWarnings("unchecked")
+    public SinkOperator(final Sink<?> sink)
+    {
+        this.sink = (Sink<Object>)sink;
+    }
+
+    @Override
+    public void open() throws Exception
+    {
+        writer = sink.createWriter(runtime);
+    }
+
+    @Override
+    public void processElement(final Object record) throws Exception
+    {
+        writer.write(record);
+    }
+
+    @Override
+    public void onBarrier(final long checkpointId) throws Exception
+    {
+        writer.flush();
+    }
+
+    @Override
+    public void endInput() throws Exception
+    {
+        writer.flush();
+    }
+
+    @Override
+    public void close() throws Exception
+    {
+        if (writer != null)
+        {
+            writer.close();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.ringflow.state.codec;
+
+import static io.ringflow.state.codec.CodecSupport.ORDER;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Codec for {@link Integer} and {@code int}. Format: 4 bytes, little-endian two's complement.
+ *
+ * <p>Stateless and thread-safe. Encoding allocates nothing; decoding allocates at most the returned box. The static
+ * {@link #write} and {@link #read} use the same format without boxing, for codecs that embed a {@code int}.
+ */
+public final class IntegerCodec implements Codec<Integer>, SelfDelimiting
+{
+    /**
+     * Number of bytes every encoded value occupies.
+     */
+    public static final int SIZE = Integer.BYTES;
+
+    /**
+     * The only instance.
+     */
+    public static final IntegerCodec INSTANCE = new IntegerCodec();
+
+    private IntegerCodec()
+    {
+    }
+
+    /**
+     * Writes {@code value} in this codec's format without boxing.
+     *
+     * @return {@link #SIZE}.
+     * @throws IndexOutOfBoundsException when {@link #SIZE} bytes do not fit below the buffer's capacity.
+     */
+    public static int write(final MutableDirectBuffer buffer, final int offset, final int value)
+    {
+        buffer.putInt(offset, value, ORDER);
+        return SIZE;
+    }
+
+    /**
+     * Reads a value written by {@link #write} or {@link #encode} without boxing.
+     */
+    public static int read(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getInt(offset, ORDER);
+    }
+
+    @Override
+    public Class<Integer> type()
+    {
+        return Integer.class;
+    }
+
+    @Override
+    public int encode(final Integer value, final MutableDirectBuffer buffer, final int offset)
+    {
+        buffer.putInt(offset, value, ORDER);
+        return SIZE;
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
+     */
+    @Override
+    public Integer decode(final DirectBuffer buffer, final int offset, final int length)
+    {
+        CodecSupport.checkLength(length, SIZE, Integer.class);
+        return buffer.getInt(offset, ORDER);
+    }
+
+    /**
+     * @return {@link #SIZE}, whatever the bytes.
+     */
+    @Override
+    public int encodedLength(final DirectBuffer buffer, final int offset)
+    {
+        return SIZE;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "IntegerCodec";
+    }
+}

@@ -1,0 +1,29 @@
+package io.ringflow.state.keyed;
+
+/**
+ * A single value per key, scoped to the key of the record being processed.
+ *
+ * <p>Only the thread that runs the keyed function may use it, and only while a record or timer of some key is being
+ * processed: the key is implicit.
+ *
+ * @param <T> the value type.
+ */
+public interface ValueState<T>
+{
+    /**
+     * @return the current key's value, or the descriptor's default when the key has none.
+     */
+    T value();
+
+    /**
+     * Sets the current key's value; {@code null} removes it.
+     *
+     * @param value the new value.
+     */
+    void update(T value);
+
+    /**
+     * Removes the current key's value.
+     */
+    void clear();
+}
