@@ -9,7 +9,8 @@ import com.lmax.disruptor.Sequence;
  * <p>Thread contract: one consumer thread only (the downstream task). {@link #poll} hands published slots to a
  * {@link SlotHandler} in order, and releases them to the producer once per call, after the handler has finished
  * with all of them (one release store per batch). The producer's cursor is re-read only when the cached value is
- * exhausted.
+ * short of the
+ * poll's limit, so an idle poll costs one volatile read.
  */
 public final class ChannelReader
 {
@@ -35,17 +36,18 @@ public final class ChannelReader
      */
     public int poll(final SlotHandler handler, final int limit)
     {
+        final long wanted = nextSequence + limit - 1;
         long available = availableCache;
-        if (nextSequence > available)
+        if (available < wanted)
         {
-            // Acquire load: slot contents published before this cursor value are visible below.
+            // Acquire load, once per poll at most: slot contents published before this cursor value are visible.
             available = availableCache = ring.getCursor();
             if (nextSequence > available)
             {
                 return 0;
             }
         }
-        final long last = Math.min(available, nextSequence + limit - 1);
+        final long last = Math.min(available, wanted);
         long sequence = nextSequence;
         int count = 0;
         try

@@ -28,6 +28,8 @@ public final class ChannelWriter
     private BackPressure backPressure = channel -> Thread.onSpinWait();
     private long lastClaimed = RingBuffer.INITIAL_CURSOR_VALUE;
     private long lastPublished = RingBuffer.INITIAL_CURSOR_VALUE;
+    /** A claimed slot whose write failed (record too large): reused by the next write, never published as is. */
+    private long spareSequence = RingBuffer.INITIAL_CURSOR_VALUE;
     private long recordsWritten;
 
     ChannelWriter(
@@ -67,6 +69,7 @@ public final class ChannelWriter
         }
         catch (final IndexOutOfBoundsException tooLarge)
         {
+            spareSequence = sequence;
             throw tooLarge(codec, record, payload.capacity());
         }
         slot.setHeader(SlotKind.RECORD, length);
@@ -110,7 +113,7 @@ public final class ChannelWriter
      */
     public void flush()
     {
-        if (lastClaimed != lastPublished)
+        if (lastClaimed != lastPublished && spareSequence != lastClaimed)
         {
             publish();
         }
@@ -130,6 +133,12 @@ public final class ChannelWriter
 
     private long claim()
     {
+        if (spareSequence != RingBuffer.INITIAL_CURSOR_VALUE)
+        {
+            final long spare = spareSequence;
+            spareSequence = RingBuffer.INITIAL_CURSOR_VALUE;
+            return spare;
+        }
         try
         {
             return lastClaimed = ring.tryNext();

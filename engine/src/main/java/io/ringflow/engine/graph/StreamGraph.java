@@ -262,7 +262,7 @@ public final class StreamGraph
         }
         for (Class<?> type = function.getClass(); type != null && type != Object.class; type = type.getSuperclass())
         {
-            if (type.getName().startsWith("io.ringflow.engine.api."))
+            if (type.getPackageName().equals("io.ringflow.engine.api.functions"))
             {
                 break;
             }

@@ -125,7 +125,7 @@ public final class JobExecution implements JobHandle
     @Override
     public void cancel()
     {
-        if (!termination.isDone())
+        if (!termination.isDone() && !stopping)
         {
             cancelled = true;
             stop();
@@ -223,7 +223,8 @@ public final class JobExecution implements JobHandle
 
     void fail(final Throwable cause)
     {
-        if (failure.compareAndSet(null, cause))
+        // Once the job is stopping (cancelled, or failed already), later exceptions are consequences, not causes.
+        if (!stopping && failure.compareAndSet(null, cause))
         {
             LOG.log(Level.DEBUG, () -> "job '" + jobName + "' failed: " + cause);
             stop();
@@ -245,8 +246,8 @@ public final class JobExecution implements JobHandle
                     LOG.log(Level.WARNING, "could not free the slots of channel " + channel.name(), ex);
                 }
             }
-            final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
-                cancelled ? JobStatus.CANCELED : JobStatus.FINISHED;
+            final JobStatus finalStatus = cancelled ? JobStatus.CANCELED :
+                failure.get() != null ? JobStatus.FAILED : JobStatus.FINISHED;
             status = finalStatus;
             termination.complete(finalStatus);
         }

@@ -1,0 +1,177 @@
+package io.ringflow.engine.channel;
+
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.LongCodec;
+import io.ringflow.state.codec.StringCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RingChannelTest
+{
+    private final List<RingChannel> channels = new ArrayList<>();
+
+    @AfterEach
+    void release()
+    {
+        channels.forEach(RingChannel::release);
+    }
+
+    private RingChannel channel(final int ringSize, final int slotSize, final int publishBatch)
+    {
+        final RingChannel channel = new RingChannel("test", ringSize, slotSize, publishBatch, null);
+        channels.add(channel);
+        return channel;
+    }
+
+    /** Decodes what a poll hands over into readable strings. */
+    private static final class Recording implements SlotHandler
+    {
+        final List<String> seen = new ArrayList<>();
+        final Codec<?> codec;
+
+        Recording(final Codec<?> codec)
+        {
+            this.codec = codec;
+        }
+
+        @Override
+        public boolean onSlot(final Slot slot)
+        {
+            switch (slot.kind())
+            {
+                case SlotKind.RECORD:
+                    seen.add("R:" + codec.decode(slot.payload(), 0, slot.length()));
+                    return true;
+                case SlotKind.BARRIER:
+                    seen.add("B:" + slot.payload().getLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET));
+                    return false;
+                default:
+                    seen.add(SlotKind.name(slot.kind()));
+                    return false;
+            }
+        }
+    }
+
+    @Test
+    void recordsStayInvisibleUntilTheBatchIsPublished()
+    {
+        final RingChannel channel = channel(16, 64, 4);
+        final Recording reader = new Recording(LongCodec.INSTANCE);
+
+        channel.writer().writeRecord(LongCodec.INSTANCE, 1L);
+        channel.writer().writeRecord(LongCodec.INSTANCE, 2L);
+        assertThat(channel.reader().poll(reader, 100)).isZero();
+
+        channel.writer().flush();
+        assertThat(channel.reader().poll(reader, 100)).isEqualTo(2);
+        assertThat(reader.seen).containsExactly("R:1", "R:2");
+    }
+
+    @Test
+    void aFullBatchIsPublishedWithoutAFlush()
+    {
+        final RingChannel channel = channel(16, 64, 4);
+        final Recording reader = new Recording(LongCodec.INSTANCE);
+        for (long i = 0; i < 5; i++)
+        {
+            channel.writer().writeRecord(LongCodec.INSTANCE, i);
+        }
+        assertThat(channel.reader().poll(reader, 100)).isEqualTo(4);
+        channel.writer().flush();
+        assertThat(channel.reader().poll(reader, 100)).isEqualTo(1);
+        assertThat(reader.seen).containsExactly("R:0", "R:1", "R:2", "R:3", "R:4");
+    }
+
+    @Test
+    void barriersAndEndOfInputArriveInOrderAndStopThePoll()
+    {
+        final RingChannel channel = channel(16, 64, 8);
+        final Recording reader = new Recording(StringCodec.INSTANCE);
+        channel.writer().writeRecord(StringCodec.INSTANCE, "a");
+        channel.writer().writeBarrier(7, 0, 123L);
+        channel.writer().writeRecord(StringCodec.INSTANCE, "b");
+        channel.writer().writeEndOfInput();
+
+        channel.reader().poll(reader, 100);
+        assertThat(reader.seen).containsExactly("R:a", "B:7");
+        channel.reader().poll(reader, 100);
+        assertThat(reader.seen).containsExactly("R:a", "B:7", "R:b", "END_OF_INPUT");
+        assertThat(channel.reader().hasAvailable()).isFalse();
+    }
+
+    @Test
+    void pollHandsOverAtMostTheLimit()
+    {
+        final RingChannel channel = channel(16, 64, 8);
+        final Recording reader = new Recording(LongCodec.INSTANCE);
+        for (long i = 0; i < 10; i++)
+        {
+            channel.writer().writeRecord(LongCodec.INSTANCE, i);
+        }
+        channel.writer().flush();
+        assertThat(channel.reader().poll(reader, 3)).isEqualTo(3);
+        assertThat(channel.reader().poll(reader, 100)).isEqualTo(7);
+        assertThat(channel.backlog()).isZero();
+    }
+
+    @Test
+    void aRecordLargerThanASlotFailsNamingTypeAndSizeAndIsNotSent()
+    {
+        final RingChannel channel = channel(16, 32, 4);
+        final String large = "x".repeat(100);
+        assertThatThrownBy(() -> channel.writer().writeRecord(StringCodec.INSTANCE, large))
+            .isInstanceOf(RecordTooLargeException.class)
+            .hasMessageContaining("java.lang.String")
+            .hasMessageContaining("104 bytes")
+            .hasMessageContaining("at most 24 payload bytes")
+            .hasMessageContaining("slotSize");
+        channel.writer().flush();
+        assertThat(channel.reader().hasAvailable()).isFalse();
+
+        // the slot the failed write claimed is reused, not published with garbage in it
+        final Recording reader = new Recording(StringCodec.INSTANCE);
+        channel.writer().writeRecord(StringCodec.INSTANCE, "fits");
+        channel.writer().flush();
+        channel.reader().poll(reader, 100);
+        assertThat(reader.seen).containsExactly("R:fits");
+    }
+
+    @Test
+    void aFullRingCallsBackPressureUntilTheConsumerFreesASlot()
+    {
+        final RingChannel channel = channel(4, 64, 2);
+        final Recording reader = new Recording(LongCodec.INSTANCE);
+        final int[] waits = {0};
+        channel.writer().backPressure(full ->
+        {
+            waits[0]++;
+            // the consumer drains while the producer waits (same thread, to keep the test deterministic)
+            full.reader().poll(reader, 1);
+        });
+        for (long i = 0; i < 6; i++)
+        {
+            channel.writer().writeRecord(LongCodec.INSTANCE, i);
+        }
+        channel.writer().flush();
+        channel.reader().poll(reader, 100);
+        assertThat(waits[0]).isPositive();
+        assertThat(reader.seen).containsExactly("R:0", "R:1", "R:2", "R:3", "R:4", "R:5");
+    }
+
+    @Test
+    void invalidGeometryIsRejected()
+    {
+        assertThatThrownBy(() -> new RingChannel("c", 1000, 64, 4, null))
+            .hasMessageContaining("power of two");
+        assertThatThrownBy(() -> new RingChannel("c", 16, 30, 4, null))
+            .hasMessageContaining("multiple of 8");
+        assertThatThrownBy(() -> new RingChannel("c", 16, 64, 16, null))
+            .hasMessageContaining("publish batch");
+    }
+}
