@@ -4,7 +4,6 @@ import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
-import java.lang.reflect.TypeVariable;
 
 /**
  * Finds the concrete output type of a function at graph-build time, so the codec of every channel is chosen once,
@@ -29,12 +28,7 @@ public final class TypeExtraction
      */
     public static Class<?> typeArgument(final Object function, final Class<?> functionType, final int typeArgIndex)
     {
-        final Class<?> fromHierarchy = fromHierarchy(function.getClass(), functionType, typeArgIndex);
-        if (fromHierarchy != null)
-        {
-            return fromHierarchy;
-        }
-        return null;
+        return fromHierarchy(function.getClass(), functionType, typeArgIndex);
     }
 
     /**
@@ -201,10 +195,7 @@ public final class TypeExtraction
         {
             return (Class<?>)((ParameterizedType)type).getRawType();
         }
-        if (type instanceof TypeVariable)
-        {
-            return null;
-        }
+        // a type variable or wildcard: erased, unknown here
         return null;
     }
 }

@@ -1,0 +1,1095 @@
+package io.ringflow.bench;
+
+import io.ringflow.bench.PageViews.PageView;
+import io.ringflow.bench.PageViews.TimedAppCount;
+import io.ringflow.bench.PageViews.TimedCountPerApp;
+import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.JobExecutionException;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.JobStatus;
+import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.sink.Sink;
+import io.ringflow.engine.api.sink.SinkWriter;
+import io.ringflow.engine.api.source.GeneratorSource;
+import io.ringflow.engine.api.source.RecordGenerator;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * End-to-end latency of the page-view job at a fixed offered rate, corrected for coordinated omission, next to the
+ * floor: a bare Disruptor hop at the same rate. A plain {@code main}, not JMH: latency at a fixed rate is a
+ * distribution over one long run, not a score per invocation.
+ *
+ * <pre>
+ * 1. Ringflow page-view job, parallelism 1, at a fixed rate
+ *
+ * +------------------+  keyBy(appId)  +------------------------------------------------+
+ * | GeneratorSource  |   ring (SPSC)  | count (keyed ValueState) --> latency sink      |
+ * | .withRate(r)     |===============>| (chained unless --chaining false, which puts   |
+ * | stamps each view |    PageView    |  a second ring between count and sink)         |
+ * | with its due time|                | histogram of nanoTime() - view's due time      |
+ * +------------------+                +------------------------------------------------+
+ *
+ * 2. Floor: bare Disruptor one hop at the same rate, both threads busy-spinning
+ *
+ * +----------------------+    OffHeapRing (1024 x 16 B off-heap)    +------------------------+
+ * | producer thread      |----------------------------------------->| consumer thread        |
+ * | spins until slot i is|   one event per due time: (i, due_i)     | histogram of           |
+ * | due, publishes it    |                                          | nanoTime() - due_i     |
+ * +----------------------+                                          +------------------------+
+ * </pre>
+ *
+ * <p><b>What is measured.</b> Record {@code i} is due at {@code t0 + i * period} ({@code period = 1 s / rate}); the
+ * Ringflow generator stamps each page view with that due time, not the time it was made, and the count function
+ * carries it on. The sink records {@code System.nanoTime() - due} into an HdrHistogram (one single-writer histogram
+ * per sink subtask, read by the main thread once the job has stopped). If anything stalls (GC, a full ring, a parked
+ * thread, the source falling behind), the records due during the stall are late by the time they waited for their
+ * turn, and the histogram shows it: this is the coordinated-omission correction. The floor does the same with a
+ * producer thread that spins until each record is due and publishes it, catching up at once if late. Records due in
+ * the first {@code --warmup-seconds} after the first record are not recorded; records due in the following
+ * {@code --seconds} are. Percentiles are printed in microseconds, with the achieved rate: records that reached the
+ * sink during the measurement window, divided by its length.
+ *
+ * <p><b>What is checked</b> (the run prints {@code [FAIL]} and exits with status 1 if a check fails):
+ * <ul>
+ *   <li>Order, loss and state (per record, Ringflow): from {@code AppCount(app, count)} the sink reconstructs the
+ *       view's index {@code (count - 1) * keys + app}; it must be 0, 1, 2, ... with no gap, duplicate or reordering
+ *       (one source subtask, FIFO rings), and due times must never go backwards. So the delivered records are
+ *       exactly the first M generated views, each counted right. The final per-app counts must also sum to M.</li>
+ *   <li>Completeness of the window: every record due in the measurement window reached the sink before the job was
+ *       stopped (the sink saw a record due after the window), so no late sample was cut off.</li>
+ *   <li>Records generated up to the cancel point: with the default unbounded source, the job is cancelled after the
+ *       window; records still in the rings at that moment are lost by design, so the check is that the generator's
+ *       count G (read after the job stopped) satisfies {@code M <= G <= M + rings * ringSize + readBatch}. With
+ *       {@code --bounded}, the source is bounded to (warm-up + measurement) x rate records plus a 1% tail, the job
+ *       runs to FINISHED and the check is exact: {@code M == G == N}.</li>
+ *   <li>Sample count: the window holds within 1% of {@code rate x seconds} samples.</li>
+ *   <li>Floor: the consumer received exactly the N records the producer published, in order.</li>
+ * </ul>
+ * Not checked: that the job kept up. If the achieved rate is below 99% of the offered one, the run prints
+ * {@code [warn]}: latencies then grow with the backlog, which is itself the result.
+ *
+ * <p><b>Options</b> (all optional):
+ * <pre>
+ * --idle BUSY_SPIN|YIELD|BACKOFF|BLOCK  idle strategy of the Ringflow task threads (default BUSY_SPIN; the floor
+ *                                       always busy-spins)
+ * --rate N              offered records/s (default 1000000)
+ * --keys N              distinct app ids (default 1000)
+ * --warmup-seconds S    warm-up, not recorded (default 10; decimals allowed)
+ * --seconds S           measurement window (default 20; decimals allowed)
+ * --chaining true|false fuse count and sink (default true: 2 task threads; false: 3 and a second ring)
+ * --pin [CPUS]          pin the task threads through JobConfig.cpus, round robin in topological order (source
+ *                       first), and the floor's producer and consumer to the first two listed; CPUS is a
+ *                       comma-separated list, default all cores 0..n-1
+ * --spare-core          leave core 0 free for the OS and the JVM's own threads (GC, JIT, this main thread): pin the
+ *                       task threads one per core on cores 1..t (and the floor on 1..2). Possible only with at least
+ *                       t + 1 cores, t = 2 task threads (3 without chaining). On a 2-core machine it is not
+ *                       possible: the harness says so and runs unpinned, threads sharing both cores with the JVM.
+ * --bounded             bounded source, the job runs to FINISHED: exact count verification (see above)
+ * --no-floor            skip the bare Disruptor floor
+ * </pre>
+ * Run with a fixed, pre-touched heap, e.g.
+ * {@code java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -cp bench/target/benchmarks.jar io.ringflow.bench.LatencyHarness}
+ * (plus the Ringflow JVM flags, see README.md). The harness allocates nothing per record beyond what the job itself
+ * does; each sink writer's histogram and per-app array are allocated when the job starts.
+ */
+public final class LatencyHarness
+{
+    /** Latencies above this are recorded as this (and counted); 10 minutes. */
+    static final long MAX_RECORDABLE_NANOS = TimeUnit.MINUTES.toNanos(10);
+    private static final int SIGNIFICANT_DIGITS = 3;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final double[] PERCENTILES = {50, 90, 99, 99.9, 99.99};
+    private static final int FLOOR_RING_SIZE = 1024;
+
+    private LatencyHarness()
+    {
+    }
+
+    /**
+     * @param args see the class comment.
+     */
+    public static void main(final String[] args)
+    {
+        final Options options;
+        try
+        {
+            options = Options.parse(args);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("LatencyHarness: " + ex.getMessage());
+            System.err.println(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help)
+        {
+            System.out.println(Options.USAGE);
+            return;
+        }
+        boolean passed;
+        try
+        {
+            passed = run(options, System.out).passed();
+        }
+        catch (final Exception ex)
+        {
+            ex.printStackTrace();
+            passed = false;
+        }
+        System.exit(passed ? 0 : 1);
+    }
+
+    /**
+     * Runs the Ringflow job, then the floor, and prints the table and the checks.
+     *
+     * @param options the options.
+     * @param out     where to print.
+     * @return the results.
+     * @throws InterruptedException when interrupted while waiting for the runs.
+     */
+    public static Report run(final Options options, final PrintStream out) throws InterruptedException
+    {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final int taskThreads = options.chaining ? 2 : 3;
+        final Placement placement = Placement.decide(options, taskThreads, cores);
+        final long period = periodNanos(options.rate);
+
+        out.println("Ringflow latency harness");
+        out.printf(Locale.ROOT, "  job      page-view: generator -> keyBy(appId) -> count (ValueState) -> sink, " +
+            "parallelism 1, chaining %s (%d task threads)%n", options.chaining ? "on" : "off", taskThreads);
+        out.printf(Locale.ROOT, "  offered  %,d records/s (one every %d ns), %,d keys, source %s%n", options.rate,
+            period, options.keys, options.bounded ? "bounded (runs to FINISHED)" : "unbounded (cancelled after the " +
+            "window)");
+        out.printf(Locale.ROOT, "  idle     %s for Ringflow tasks; the floor busy-spins%n", options.idle);
+        out.printf(Locale.ROOT, "  cpus     %d available; %s%n", cores, placement.description);
+        out.printf(Locale.ROOT, "  window   %.1f s warm-up, then %.1f s measured; latency = nanoTime() at the " +
+            "sink - the record's due time%n", options.warmupNanos / 1e9, options.measureNanos / 1e9);
+        out.printf(Locale.ROOT, "  jvm      %s, max heap %,d MB%n", Runtime.version(),
+            Runtime.getRuntime().maxMemory() >> 20);
+        out.flush();
+
+        final List<RunResult> results = new ArrayList<>();
+        results.add(runRingflow(options, placement));
+        if (options.floor)
+        {
+            results.add(runFloor(options, placement));
+        }
+
+        out.println();
+        out.printf(Locale.ROOT, "%-20s %10s %12s %9s %9s %9s %9s %9s %9s  (us)%n",
+            "run", "samples", "achieved/s", "p50", "p90", "p99", "p99.9", "p99.99", "max");
+        for (final RunResult result : results)
+        {
+            final Histogram h = result.histogram;
+            out.printf(Locale.ROOT, "%-20s %10d %12.1f", result.name, h.getTotalCount(), result.achievedRate);
+            for (final double percentile : PERCENTILES)
+            {
+                out.printf(Locale.ROOT, " %9.2f", h.getValueAtPercentile(percentile) / 1e3);
+            }
+            out.printf(Locale.ROOT, " %9.2f%n", h.getMaxValue() / 1e3);
+        }
+        out.println();
+        out.println("checks");
+        boolean passed = true;
+        for (final RunResult result : results)
+        {
+            for (final String line : result.checks)
+            {
+                out.println("  " + line);
+            }
+            passed &= result.passed;
+        }
+        for (final String warning : placement.warnings)
+        {
+            out.println("  [warn] " + warning);
+        }
+        out.println("result: " + (passed ? "PASSED" : "FAILED"));
+        out.flush();
+        return new Report(passed, results);
+    }
+
+    /**
+     * The period of a fixed rate, as the generator computes it at parallelism 1.
+     *
+     * @param rate records per second.
+     * @return nanoseconds between due times.
+     */
+    static long periodNanos(final long rate)
+    {
+        return Math.max(1, NANOS_PER_SECOND / rate);
+    }
+
+    /**
+     * @return records in warm-up and measurement plus a 1% tail (at least one record), so that at least one record
+     *     is due after the window.
+     */
+    static long boundedCount(final Options options)
+    {
+        final long period = periodNanos(options.rate);
+        final long inWindow = (options.warmupNanos + options.measureNanos + period - 1) / period;
+        return inWindow + Math.max(1, inWindow / 100);
+    }
+
+    // ---------------------------------------------------------------- the Ringflow job
+
+    private static RunResult runRingflow(final Options options, final Placement placement)
+        throws InterruptedException
+    {
+        final JobConfig.Builder builder = JobConfig.builder()
+            .defaultParallelism(1)
+            .chaining(options.chaining)
+            .idleStrategy(options.idle);
+        if (placement.taskCpus != null)
+        {
+            builder.cpus(placement.taskCpus);
+        }
+        final JobConfig config = builder.build();
+        final CountingGenerator generator = new CountingGenerator(options.keys);
+        final LatencySink sink = new LatencySink(options.keys, options.warmupNanos, options.measureNanos);
+        final long bound = options.bounded ? boundedCount(options) : Long.MAX_VALUE;
+        final GeneratorSource<PageView> source = (options.bounded ?
+            GeneratorSource.bounded(bound, PageView.class, generator) :
+            GeneratorSource.unbounded(PageView.class, generator)).withRate(options.rate);
+
+        final JobEnvironment env = JobEnvironment.create(config);
+        env.fromSource(source, "views")
+            .keyBy(PageView::appId)
+            .process(TimedCountPerApp::new).name("count")
+            .sinkTo(sink).name("sink");
+
+        final List<String> checks = new ArrayList<>();
+        boolean passed = true;
+        final long drainNanos = Math.max(5 * NANOS_PER_SECOND, options.measureNanos);
+        final long deadline = System.nanoTime() + options.warmupNanos + options.measureNanos + drainNanos;
+        JobStatus status = null;
+        Throwable failure = null;
+        try (JobHandle job = env.execute("latency-harness"))
+        {
+            while (!sink.windowDelivered() && !job.status().isTerminal() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            if (!options.bounded)
+            {
+                job.cancel();
+            }
+            try
+            {
+                status = job.awaitTermination(Duration.ofNanos(Math.max(NANOS_PER_SECOND,
+                    deadline - System.nanoTime())));
+            }
+            catch (final JobExecutionException ex)
+            {
+                failure = ex.getCause() != null ? ex.getCause() : ex;
+            }
+            catch (final TimeoutException ex)
+            {
+                failure = ex;
+            }
+        }
+        // The job has stopped (close() waited for its threads): the writers' and the generator's plain fields are
+        // visible here through the job's termination.
+
+        final String name = "ringflow";
+        final JobStatus expectedStatus = options.bounded ? JobStatus.FINISHED : JobStatus.CANCELED;
+        if (failure != null || status != expectedStatus)
+        {
+            passed = false;
+            checks.add(fail(name, "job ended " + status + (failure != null ? " (" + failure + ")" : "") +
+                ", expected " + expectedStatus));
+        }
+        else
+        {
+            checks.add(ok(name, "job ended " + status + (options.bounded ? "" : " (cancelled after the window)")));
+        }
+
+        final Histogram histogram = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        long received = 0;
+        long anomalies = 0;
+        long firstAnomalyAt = -1;
+        long finalCountSum = 0;
+        long receivedInWindow = 0;
+        long clamped = 0;
+        boolean delivered = true;
+        for (final LatencyWriter writer : sink.writers)
+        {
+            histogram.add(writer.histogram);
+            if (anomalies == 0 && writer.anomalies != 0)
+            {
+                firstAnomalyAt = received + writer.firstAnomalyAt;
+            }
+            received += writer.received;
+            anomalies += writer.anomalies;
+            finalCountSum += writer.finalCountSum();
+            receivedInWindow += writer.receivedInWindow;
+            clamped += writer.clamped;
+            delivered &= writer.pastWindow;
+        }
+        if (sink.writers.isEmpty())
+        {
+            delivered = false;
+        }
+
+        if (delivered)
+        {
+            checks.add(ok(name, "every record due in the window reached the sink before the job stopped"));
+        }
+        else
+        {
+            passed = false;
+            checks.add(fail(name, "the sink never saw a record due after the window: the window is incomplete " +
+                "(job too slow, or stopped early)"));
+        }
+        if (anomalies == 0 && received > 0)
+        {
+            checks.add(ok(name, String.format(Locale.ROOT, "delivered %,d records = views 0..%,d in order: none " +
+                "lost, duplicated or reordered, every per-app count exact", received, received - 1)));
+        }
+        else
+        {
+            passed = false;
+            checks.add(fail(name, String.format(Locale.ROOT, "%,d of %,d delivered records out of sequence " +
+                "(first at delivery #%,d)", anomalies, received, firstAnomalyAt)));
+        }
+        if (finalCountSum == received)
+        {
+            checks.add(ok(name, String.format(Locale.ROOT, "final per-app counts sum to %,d = records delivered",
+                finalCountSum)));
+        }
+        else
+        {
+            passed = false;
+            checks.add(fail(name, String.format(Locale.ROOT, "final per-app counts sum to %,d, but %,d records " +
+                "were delivered", finalCountSum, received)));
+        }
+
+        final long generated = generator.generated;
+        if (options.bounded)
+        {
+            if (generated == bound && received == bound)
+            {
+                checks.add(ok(name, String.format(Locale.ROOT, "bounded run: generated = delivered = %,d", bound)));
+            }
+            else
+            {
+                passed = false;
+                checks.add(fail(name, String.format(Locale.ROOT, "bounded run: generated %,d, delivered %,d, " +
+                    "expected %,d each", generated, received, bound)));
+            }
+        }
+        else
+        {
+            final int rings = options.chaining ? 1 : 2;
+            final long inFlightBound = (long)rings * config.ringSize() + config.readBatch();
+            final long inFlight = generated - received;
+            if (inFlight >= 0 && inFlight <= inFlightBound)
+            {
+                checks.add(ok(name, String.format(Locale.ROOT, "generated %,d up to the cancel; %,d of them were " +
+                    "still in flight (at most %,d can be: %d ring(s) of %d + one read batch)", generated, inFlight,
+                    inFlightBound, rings, config.ringSize())));
+            }
+            else
+            {
+                passed = false;
+                checks.add(fail(name, String.format(Locale.ROOT, "generated %,d up to the cancel but delivered " +
+                    "%,d: %,d missing, more than the %,d the rings can hold", generated, received, inFlight,
+                    inFlightBound)));
+            }
+        }
+        final RunResult result = new RunResult(name + " page-view", histogram,
+            receivedInWindow * 1e9 / options.measureNanos, checks, passed);
+        passed &= checkSamples(result, options, clamped);
+        return result.withPassed(passed);
+    }
+
+    /**
+     * Makes page view {@code i} and remembers how many it has made; called on the source's task thread only, read
+     * by the main thread after the job has stopped.
+     */
+    static final class CountingGenerator implements RecordGenerator<PageView>
+    {
+        private static final long serialVersionUID = 1L;
+
+        private final int keys;
+        long generated;
+
+        CountingGenerator(final int keys)
+        {
+            this.keys = keys;
+        }
+
+        @Override
+        public PageView generate(final long index, final long creationNanos)
+        {
+            generated = index + 1;
+            return new PageView(index % keys, creationNanos);
+        }
+    }
+
+    /**
+     * Records each output's latency into its writer's own histogram and checks the output's order.
+     */
+    static final class LatencySink implements Sink<TimedAppCount>
+    {
+        private final int keys;
+        private final long warmupNanos;
+        private final long measureNanos;
+        final List<LatencyWriter> writers = new CopyOnWriteArrayList<>();
+        private volatile boolean windowDelivered;
+
+        LatencySink(final int keys, final long warmupNanos, final long measureNanos)
+        {
+            this.keys = keys;
+            this.warmupNanos = warmupNanos;
+            this.measureNanos = measureNanos;
+        }
+
+        @Override
+        public SinkWriter<TimedAppCount> createWriter(final SubtaskInfo subtask)
+        {
+            final LatencyWriter writer = new LatencyWriter(this, keys, warmupNanos, measureNanos);
+            writers.add(writer);
+            return writer;
+        }
+
+        /** @return whether a record due after the measurement window has reached the sink. */
+        boolean windowDelivered()
+        {
+            return windowDelivered;
+        }
+
+        void markWindowDelivered()
+        {
+            windowDelivered = true;
+        }
+    }
+
+    /**
+     * One sink subtask's recorder. Plain fields, written by the sink's task thread only; no allocation per record.
+     */
+    static final class LatencyWriter implements SinkWriter<TimedAppCount>
+    {
+        private final LatencySink sink;
+        private final int keys;
+        private final long warmupNanos;
+        private final long measureNanos;
+        final Histogram histogram = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        private final long[] lastCount;
+        private long windowStart = Long.MAX_VALUE;
+        private long windowEnd = Long.MAX_VALUE;
+        private long expectedIndex;
+        private long lastDue = Long.MIN_VALUE;
+        long received;
+        long anomalies;
+        long firstAnomalyAt = -1;
+        long receivedInWindow;
+        long clamped;
+        boolean pastWindow;
+
+        LatencyWriter(final LatencySink sink, final int keys, final long warmupNanos, final long measureNanos)
+        {
+            this.sink = sink;
+            this.keys = keys;
+            this.warmupNanos = warmupNanos;
+            this.measureNanos = measureNanos;
+            this.lastCount = new long[keys];
+        }
+
+        @Override
+        public void write(final TimedAppCount record)
+        {
+            final long now = System.nanoTime();
+            final long due = record.timestamp();
+            if (received == 0)
+            {
+                windowStart = due + warmupNanos;
+                windowEnd = windowStart + measureNanos;
+            }
+            final int app = (int)record.appId();
+            final long count = record.count();
+            final long index = (count - 1) * keys + app;
+            if (index != expectedIndex || due < lastDue || count != lastCount[app] + 1)
+            {
+                if (anomalies++ == 0)
+                {
+                    firstAnomalyAt = received;
+                }
+            }
+            expectedIndex = index + 1;
+            lastDue = due;
+            lastCount[app] = count;
+            received++;
+
+            if (due >= windowStart)
+            {
+                if (due < windowEnd)
+                {
+                    long latency = now - due;
+                    if (latency > MAX_RECORDABLE_NANOS)
+                    {
+                        latency = MAX_RECORDABLE_NANOS;
+                        clamped++;
+                    }
+                    histogram.recordValue(Math.max(0, latency));
+                }
+                else if (!pastWindow)
+                {
+                    pastWindow = true;
+                    sink.markWindowDelivered();
+                }
+            }
+            if (now >= windowStart && now < windowEnd)
+            {
+                receivedInWindow++;
+            }
+        }
+
+        long finalCountSum()
+        {
+            long sum = 0;
+            for (final long count : lastCount)
+            {
+                sum += count;
+            }
+            return sum;
+        }
+    }
+
+    // ---------------------------------------------------------------- the floor
+
+    private static RunResult runFloor(final Options options, final Placement placement)
+        throws InterruptedException
+    {
+        final long period = periodNanos(options.rate);
+        final long total = boundedCount(options);
+        final OffHeapRing ring = new OffHeapRing(FLOOR_RING_SIZE);
+        // Both threads get 20 ms to start before the first record is due.
+        final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+        final FloorConsumer consumer = new FloorConsumer(ring, total, start + options.warmupNanos,
+            start + options.warmupNanos + options.measureNanos, placement.floorCpus == null ? -1 :
+            placement.floorCpus[1]);
+        final FloorProducer producer = new FloorProducer(ring, total, start, period,
+            placement.floorCpus == null ? -1 : placement.floorCpus[0]);
+        final Thread consumerThread = new Thread(consumer, "floor-consumer");
+        final Thread producerThread = new Thread(producer, "floor-producer");
+        consumerThread.setDaemon(true);
+        producerThread.setDaemon(true);
+        consumerThread.start();
+        producerThread.start();
+
+        final long timeoutMillis = TimeUnit.NANOSECONDS.toMillis(options.warmupNanos + options.measureNanos +
+            Math.max(5 * NANOS_PER_SECOND, options.measureNanos)) + 20;
+        producerThread.join(timeoutMillis);
+        consumerThread.join(Math.max(1, timeoutMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
+        final boolean stuck = producerThread.isAlive() || consumerThread.isAlive();
+        if (stuck)
+        {
+            ring.halt();
+            producerThread.join();
+            consumerThread.join();
+        }
+        ring.free();
+
+        final String name = "floor";
+        final List<String> checks = new ArrayList<>();
+        boolean passed = true;
+        final Throwable failure = producer.failure != null ? producer.failure : consumer.failure;
+        if (stuck || failure != null)
+        {
+            passed = false;
+            checks.add(fail(name, stuck ? "did not finish in time" : "failed: " + failure));
+        }
+        if (producer.published == total && consumer.received == total && consumer.anomalies == 0)
+        {
+            checks.add(ok(name, String.format(Locale.ROOT, "published = received = %,d, in order", total)));
+        }
+        else
+        {
+            passed = false;
+            checks.add(fail(name, String.format(Locale.ROOT, "published %,d, received %,d (%,d out of sequence), " +
+                "expected %,d", producer.published, consumer.received, consumer.anomalies, total)));
+        }
+        for (final String warning : new String[] {producer.pinWarning, consumer.pinWarning})
+        {
+            if (warning != null)
+            {
+                checks.add("[warn] " + name + ": " + warning);
+            }
+        }
+        final RunResult result = new RunResult("disruptor floor", consumer.histogram,
+            consumer.receivedInWindow * 1e9 / options.measureNanos, checks, passed);
+        passed &= checkSamples(result, options, consumer.clamped);
+        return result.withPassed(passed);
+    }
+
+    /** Publishes record {@code i} on the ring when it is due, {@code (i, due)}; at once when late. */
+    private static final class FloorProducer implements Runnable
+    {
+        private final OffHeapRing ring;
+        private final long total;
+        private final long start;
+        private final long period;
+        private final int cpu;
+        long published;
+        String pinWarning;
+        volatile Throwable failure;
+
+        FloorProducer(final OffHeapRing ring, final long total, final long start, final long period, final int cpu)
+        {
+            this.ring = ring;
+            this.total = total;
+            this.start = start;
+            this.period = period;
+            this.cpu = cpu;
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                if (cpu >= 0)
+                {
+                    pinWarning = Pinning.pinCurrentThread(cpu);
+                }
+                for (long i = 0; i < total; i++)
+                {
+                    final long due = start + i * period;
+                    while (System.nanoTime() < due)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    final long sequence = ring.claim(1);
+                    ring.put(sequence, i, due);
+                    ring.publish(sequence, sequence);
+                    published = i + 1;
+                }
+            }
+            catch (final Throwable ex)
+            {
+                failure = ex;
+                ring.halt();
+            }
+        }
+    }
+
+    /** Busy-polls the ring and records {@code nanoTime() - due} of each record due in the window. */
+    private static final class FloorConsumer implements Runnable
+    {
+        private final OffHeapRing ring;
+        private final long total;
+        private final long windowStart;
+        private final long windowEnd;
+        private final int cpu;
+        final Histogram histogram = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        long received;
+        long anomalies;
+        long receivedInWindow;
+        long clamped;
+        String pinWarning;
+        volatile Throwable failure;
+
+        FloorConsumer(
+            final OffHeapRing ring, final long total, final long windowStart, final long windowEnd, final int cpu)
+        {
+            this.ring = ring;
+            this.total = total;
+            this.windowStart = windowStart;
+            this.windowEnd = windowEnd;
+            this.cpu = cpu;
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                if (cpu >= 0)
+                {
+                    pinWarning = Pinning.pinCurrentThread(cpu);
+                }
+                long next = 0;
+                while (received < total)
+                {
+                    final long available = ring.cursor();
+                    if (available < next)
+                    {
+                        ring.checkNotHalted();
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    for (long sequence = next; sequence <= available; sequence++)
+                    {
+                        final long now = System.nanoTime();
+                        final long index = ring.first(sequence);
+                        final long due = ring.second(sequence);
+                        if (index != received)
+                        {
+                            anomalies++;
+                        }
+                        received++;
+                        if (due >= windowStart && due < windowEnd)
+                        {
+                            long latency = now - due;
+                            if (latency > MAX_RECORDABLE_NANOS)
+                            {
+                                latency = MAX_RECORDABLE_NANOS;
+                                clamped++;
+                            }
+                            histogram.recordValue(Math.max(0, latency));
+                        }
+                        if (now >= windowStart && now < windowEnd)
+                        {
+                            receivedInWindow++;
+                        }
+                    }
+                    next = available + 1;
+                    ring.release(available);
+                }
+            }
+            catch (final Throwable ex)
+            {
+                failure = ex;
+                ring.halt();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- shared checks and results
+
+    private static boolean checkSamples(final RunResult result, final Options options, final long clamped)
+    {
+        final double expected = (double)options.measureNanos / periodNanos(options.rate);
+        final long samples = result.histogram.getTotalCount();
+        final String name = result.name.startsWith("ringflow") ? "ringflow" : "floor";
+        boolean passed = true;
+        if (samples > 0 && Math.abs(samples - expected) <= 2 + expected / 100)
+        {
+            result.checks.add(ok(name, String.format(Locale.ROOT, "%,d samples in the window (rate x seconds = " +
+                "%,.0f)", samples, expected)));
+        }
+        else
+        {
+            passed = false;
+            result.checks.add(fail(name, String.format(Locale.ROOT, "%,d samples in the window, expected %,.0f " +
+                "(rate x seconds) within 1%%", samples, expected)));
+        }
+        if (clamped > 0)
+        {
+            result.checks.add("[warn] " + name + ": " + clamped + " latencies above " +
+                TimeUnit.NANOSECONDS.toSeconds(MAX_RECORDABLE_NANOS) + " s were recorded as that");
+        }
+        if (result.achievedRate < 0.99 * options.rate)
+        {
+            result.checks.add(String.format(Locale.ROOT, "[warn] %s: achieved %,.0f records/s, below 99%% of the " +
+                "offered %,d: it did not keep up, latencies include the backlog", name, result.achievedRate,
+                options.rate));
+        }
+        return passed;
+    }
+
+    private static String ok(final String run, final String message)
+    {
+        return "[ok]   " + run + ": " + message;
+    }
+
+    private static String fail(final String run, final String message)
+    {
+        return "[FAIL] " + run + ": " + message;
+    }
+
+    /**
+     * The outcome of one harness run.
+     */
+    public static final class Report
+    {
+        private final boolean passed;
+        private final List<RunResult> results;
+
+        Report(final boolean passed, final List<RunResult> results)
+        {
+            this.passed = passed;
+            this.results = List.copyOf(results);
+        }
+
+        /** @return whether every check passed. */
+        public boolean passed()
+        {
+            return passed;
+        }
+
+        /** @return the Ringflow run, then the floor if it ran. */
+        public List<RunResult> results()
+        {
+            return results;
+        }
+    }
+
+    /**
+     * One run's latency distribution (nanoseconds), achieved rate and checks.
+     */
+    public static final class RunResult
+    {
+        final String name;
+        final Histogram histogram;
+        final double achievedRate;
+        final List<String> checks;
+        final boolean passed;
+
+        RunResult(
+            final String name, final Histogram histogram, final double achievedRate, final List<String> checks,
+            final boolean passed)
+        {
+            this.name = name;
+            this.histogram = histogram;
+            this.achievedRate = achievedRate;
+            this.checks = checks;
+            this.passed = passed;
+        }
+
+        RunResult withPassed(final boolean value)
+        {
+            return new RunResult(name, histogram, achievedRate, checks, value);
+        }
+
+        /** @return the run's name. */
+        public String name()
+        {
+            return name;
+        }
+
+        /** @return the latencies of the records due in the measurement window, in nanoseconds. */
+        public Histogram histogram()
+        {
+            return histogram;
+        }
+
+        /** @return records received during the measurement window, per second. */
+        public double achievedRate()
+        {
+            return achievedRate;
+        }
+
+        /** @return whether every check of this run passed. */
+        public boolean passed()
+        {
+            return passed;
+        }
+    }
+
+    /**
+     * Where the threads run.
+     */
+    static final class Placement
+    {
+        final int[] taskCpus;
+        final int[] floorCpus;
+        final String description;
+        final List<String> warnings;
+
+        private Placement(
+            final int[] taskCpus, final int[] floorCpus, final String description, final List<String> warnings)
+        {
+            this.taskCpus = taskCpus;
+            this.floorCpus = floorCpus;
+            this.description = description;
+            this.warnings = warnings;
+        }
+
+        static Placement decide(final Options options, final int taskThreads, final int cores)
+        {
+            if (options.pin)
+            {
+                final int[] cpus = options.pinCpus != null ? options.pinCpus : range(0, cores);
+                for (final int cpu : cpus)
+                {
+                    if (cpu < 0 || cpu >= cores)
+                    {
+                        throw new IllegalArgumentException("--pin names cpu " + cpu + ", outside [0, " + cores + ")");
+                    }
+                }
+                return new Placement(cpus, new int[] {cpus[0], cpus[1 % cpus.length]},
+                    "task threads pinned round robin to " + Arrays.toString(cpus) + " (source first); floor " +
+                    "producer on " + cpus[0] + ", consumer on " + cpus[1 % cpus.length], List.of());
+            }
+            if (options.spareCore)
+            {
+                if (cores >= taskThreads + 1)
+                {
+                    final int[] tasks = range(1, taskThreads + 1);
+                    return new Placement(tasks, new int[] {1, 2}, "core 0 left free; task threads pinned one per " +
+                        "core to " + Arrays.toString(tasks) + ", floor to [1, 2]", List.of());
+                }
+                final String why = "--spare-core: not possible, " + taskThreads + " task threads + 1 free core > " +
+                    cores + " cores; running unpinned";
+                return new Placement(null, null, why, List.of(why));
+            }
+            return new Placement(null, null, "unpinned", List.of());
+        }
+
+        private static int[] range(final int from, final int to)
+        {
+            final int[] values = new int[to - from];
+            for (int i = 0; i < values.length; i++)
+            {
+                values[i] = from + i;
+            }
+            return values;
+        }
+    }
+
+    /**
+     * The harness's options; see the class comment.
+     */
+    public static final class Options
+    {
+        static final String USAGE = String.join(System.lineSeparator(),
+            "usage: LatencyHarness [--idle BUSY_SPIN|YIELD|BACKOFF|BLOCK] [--rate N] [--keys N]",
+            "                      [--warmup-seconds S] [--seconds S] [--chaining true|false]",
+            "                      [--pin [CPU,CPU,...]] [--spare-core] [--bounded] [--no-floor]",
+            "defaults: --idle BUSY_SPIN --rate 1000000 --keys 1000 --warmup-seconds 10 --seconds 20 --chaining true");
+
+        IdleStrategyKind idle = IdleStrategyKind.BUSY_SPIN;
+        long rate = 1_000_000;
+        int keys = 1000;
+        long warmupNanos = 10 * NANOS_PER_SECOND;
+        long measureNanos = 20 * NANOS_PER_SECOND;
+        boolean chaining = true;
+        boolean pin;
+        int[] pinCpus;
+        boolean spareCore;
+        boolean bounded;
+        boolean floor = true;
+        boolean help;
+
+        /**
+         * @param args command-line arguments.
+         * @return the options.
+         * @throws IllegalArgumentException naming the first bad argument.
+         */
+        public static Options parse(final String... args)
+        {
+            final Options o = new Options();
+            for (int i = 0; i < args.length; i++)
+            {
+                final String arg = args[i];
+                switch (arg)
+                {
+                    case "--idle":
+                        o.idle = IdleStrategyKind.valueOf(value(args, ++i, arg).toUpperCase(Locale.ROOT));
+                        break;
+                    case "--rate":
+                        o.rate = positiveLong(value(args, ++i, arg), arg);
+                        break;
+                    case "--keys":
+                        o.keys = (int)Math.min(Integer.MAX_VALUE, positiveLong(value(args, ++i, arg), arg));
+                        break;
+                    case "--warmup-seconds":
+                        o.warmupNanos = seconds(value(args, ++i, arg), arg, true);
+                        break;
+                    case "--seconds":
+                        o.measureNanos = seconds(value(args, ++i, arg), arg, false);
+                        break;
+                    case "--chaining":
+                        o.chaining = bool(value(args, ++i, arg), arg);
+                        break;
+                    case "--pin":
+                        o.pin = true;
+                        if (i + 1 < args.length && args[i + 1].matches("\\d+(,\\d+)*"))
+                        {
+                            o.pinCpus = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+                        }
+                        break;
+                    case "--spare-core":
+                        o.spareCore = true;
+                        break;
+                    case "--bounded":
+                        o.bounded = true;
+                        break;
+                    case "--no-floor":
+                        o.floor = false;
+                        break;
+                    case "--help":
+                    case "-h":
+                        o.help = true;
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option " + arg);
+                }
+            }
+            if (o.pin && o.spareCore)
+            {
+                throw new IllegalArgumentException("--pin and --spare-core are exclusive");
+            }
+            return o;
+        }
+
+        private static String value(final String[] args, final int index, final String option)
+        {
+            if (index >= args.length)
+            {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[index];
+        }
+
+        private static long positiveLong(final String text, final String option)
+        {
+            final long value;
+            try
+            {
+                value = Long.parseLong(text);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException(option + ": not a number: " + text, ex);
+            }
+            if (value <= 0)
+            {
+                throw new IllegalArgumentException(option + " must be > 0, was " + value);
+            }
+            return value;
+        }
+
+        private static long seconds(final String text, final String option, final boolean zeroAllowed)
+        {
+            final double value;
+            try
+            {
+                value = Double.parseDouble(text);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException(option + ": not a number: " + text, ex);
+            }
+            if (!(value > 0 || zeroAllowed && value == 0) || value > 86_400)
+            {
+                throw new IllegalArgumentException(option + " must be in " + (zeroAllowed ? "[0" : "(0") +
+                    ", 86400], was " + text);
+            }
+            return (long)(value * NANOS_PER_SECOND);
+        }
+
+        private static boolean bool(final String text, final String option)
+        {
+            if ("true".equalsIgnoreCase(text) || "false".equalsIgnoreCase(text))
+            {
+                return Boolean.parseBoolean(text);
+            }
+            throw new IllegalArgumentException(option + " must be true or false, was " + text);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package io.ringflow.bench;
+
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Smoke mode: runs every benchmark for a few milliseconds, in-process (forks 0, no warm-up, one measurement
+ * iteration of 20 ms, 20,000 records per invocation), and the latency harness for under a second at 20,000
+ * records/s. It proves that each one runs, verifies its output, and produces a result; the figures are meaningless.
+ * JMH's own output goes to {@code target/jmh-smoke/}.
+ */
+class BenchmarksSmokeTest
+{
+    private static final int SMOKE_RECORDS = 20_000;
+    private static final Path LOGS = Path.of("target", "jmh-smoke");
+
+    @Test
+    void pageViewThroughputBenchmarkRunsEveryParameterCombination() throws Exception
+    {
+        final Collection<RunResult> results = run(PageViewThroughputBenchmark.class, "pageViewJob", true, "page-view");
+
+        // keys {1000, 1000000} x chaining {true, false} x idleStrategy {BUSY_SPIN, YIELD, BACKOFF}
+        assertThat(results).hasSize(12);
+        assertProducedScores(results);
+    }
+
+    @Test
+    void ringHopThroughputBenchmarksRun() throws Exception
+    {
+        final Collection<RunResult> results = run(
+            RingHopBenchmark.class, "(ringflowOneHop|disruptorOneHop)", true, "ring-hop");
+
+        // ringflowOneHop x idleStrategy {BUSY_SPIN, YIELD, BACKOFF}, and disruptorOneHop
+        assertThat(results).hasSize(4);
+        assertProducedScores(results);
+    }
+
+    @Test
+    void ringHopPingPongBenchmarkRuns() throws Exception
+    {
+        final Collection<RunResult> results = run(RingHopBenchmark.class, "disruptorPingPong", false, "ping-pong");
+
+        // AverageTime and SampleTime
+        assertThat(results).hasSize(2);
+        assertProducedScores(results);
+    }
+
+    @Test
+    void aRecordCountThatDisagreesWithOperationsPerInvocationIsRefused()
+    {
+        // -p records=20000 without -opi 20000: JMH would count 10,000,000 operations per invocation.
+        final ChainedOptionsBuilder options = smokeOptions(PageViewThroughputBenchmark.class, "pageViewJob", "refused")
+            .param("records", String.valueOf(SMOKE_RECORDS))
+            .param("keys", "1000")
+            .param("chaining", "true")
+            .param("idleStrategy", "BACKOFF");
+
+        assertThatThrownBy(() -> new Runner(options.build()).run()).isInstanceOf(RunnerException.class);
+    }
+
+    @Test
+    void latencyHarnessRunsAndItsChecksPass() throws Exception
+    {
+        final LatencyHarness.Report report = harness(
+            "--rate", "20000", "--keys", "100", "--warmup-seconds", "0.2", "--seconds", "0.3");
+
+        assertThat(report.passed()).isTrue();
+        assertThat(report.results()).extracting(LatencyHarness.RunResult::name)
+            .containsExactly("ringflow page-view", "disruptor floor");
+        for (final LatencyHarness.RunResult result : report.results())
+        {
+            assertThat(result.histogram().getTotalCount()).as(result.name()).isPositive();
+        }
+    }
+
+    @Test
+    void latencyHarnessBoundedUnchainedRunVerifiesExactCounts() throws Exception
+    {
+        final LatencyHarness.Report report = harness(
+            "--rate", "20000", "--keys", "100", "--warmup-seconds", "0.1", "--seconds", "0.2", "--bounded",
+            "--chaining", "false", "--idle", "BLOCK", "--no-floor");
+
+        assertThat(report.passed()).isTrue();
+        assertThat(report.results()).hasSize(1);
+        assertThat(report.results().get(0).histogram().getTotalCount()).isPositive();
+    }
+
+    @Test
+    void forkedJvmFlagsEqualTheRootPomFlags() throws IOException
+    {
+        final String pom = Files.readString(Path.of("..", "pom.xml"), StandardCharsets.UTF_8);
+        final Matcher property = Pattern.compile("<ringflow.jvm.flags>(.*?)</ringflow.jvm.flags>", Pattern.DOTALL)
+            .matcher(pom);
+
+        assertThat(property.find()).as("ringflow.jvm.flags in the root pom").isTrue();
+        final List<String> rootFlags = Arrays.asList(property.group(1).trim().split("\\s+"));
+        assertThat(JvmFlags.RINGFLOW).containsExactlyElementsOf(rootFlags);
+    }
+
+    private static Collection<RunResult> run(
+        final Class<?> benchmark, final String methodRegex, final boolean overrideRecords, final String logName)
+        throws RunnerException
+    {
+        final ChainedOptionsBuilder options = smokeOptions(benchmark, methodRegex, logName);
+        if (overrideRecords)
+        {
+            options.param("records", String.valueOf(SMOKE_RECORDS)).operationsPerInvocation(SMOKE_RECORDS);
+        }
+        return new Runner(options.build()).run();
+    }
+
+    private static ChainedOptionsBuilder smokeOptions(
+        final Class<?> benchmark, final String methodRegex, final String logName)
+    {
+        try
+        {
+            Files.createDirectories(LOGS);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        return new OptionsBuilder()
+            .include("^" + Pattern.quote(benchmark.getName()) + "\\." + methodRegex + "$")
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(20))
+            .timeout(TimeValue.seconds(60))
+            .shouldFailOnError(true)
+            .output(LOGS.resolve(logName + ".txt").toString());
+    }
+
+    private static void assertProducedScores(final Collection<RunResult> results)
+    {
+        for (final RunResult result : results)
+        {
+            final String label = result.getParams().getBenchmark() + " " + result.getParams().getMode();
+            assertThat(result.getPrimaryResult().getSampleCount()).as(label).isPositive();
+            assertThat(result.getPrimaryResult().getScore()).as(label).isPositive();
+        }
+    }
+
+    private static LatencyHarness.Report harness(final String... args) throws Exception
+    {
+        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        final LatencyHarness.Report report;
+        try (PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8))
+        {
+            report = LatencyHarness.run(LatencyHarness.Options.parse(args), out);
+        }
+        final String printed = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(printed);
+        assertThat(printed).contains("p99.99", "checks", "result: ");
+        return report;
+    }
+}

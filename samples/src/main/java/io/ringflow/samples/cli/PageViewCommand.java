@@ -1,0 +1,434 @@
+package io.ringflow.samples.cli;
+
+import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.JobExecutionException;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.JobStatus;
+import io.ringflow.engine.api.TaskFailureException;
+import io.ringflow.samples.pageview.PageViewCount;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code ringflow page-view}: runs {@link PageViewCount}, prints throughput and end-to-end latency once a second,
+ * then a summary and the per-app totals, and verifies the totals against the views generated per app.
+ *
+ * <p>Ctrl-C (or {@code --seconds}) ends the sources gracefully: the views already generated are still counted, so
+ * the totals are still verified. After Ctrl-C the JVM exits with the signal's status once the summary is printed.
+ */
+@Command(
+    name = "page-view",
+    header = "Counts page views per app, reports throughput and latency, verifies the totals.",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    showDefaultValues = true,
+    description = {
+        "Counts page views per app, as in the job of Flink's fault-tolerance article:",
+        "  generator (view i is of app i mod apps) -> keyBy(appId)",
+        "    -> count in ValueState<Long> -> sink",
+        "Source, count and sink each run --parallelism subtasks; count and sink",
+        "share a thread.",
+        "",
+        "Once a second it prints the time elapsed, the records the sink received in",
+        "the last second and in all, and percentiles of their end-to-end latency:",
+        "from when a view was generated (or was due, at a fixed --rate) to when the",
+        "sink received its count. At the end it prints a summary and the per-app",
+        "totals, and checks that every app's total equals the views generated for it.",
+        ""
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "0:the totals verified",
+        "1:the job failed or was cancelled",
+        "2:invalid command line",
+        "3:the totals differ from the views generated"
+    })
+public final class PageViewCommand implements Callable<Integer>
+{
+    /** Upper bound of --apps: the sink keeps two arrays of this length per subtask. */
+    static final int MAX_APPS = 10_000_000;
+
+    private static final int VERIFY_FAILED = 3;
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+    private static final int ALL_TOTALS_UP_TO = 20;
+    private static final int QUIET_TOTALS_SHOWN = 10;
+    private static final int TOTALS_PER_LINE = 5;
+    private static final int MISMATCHES_SHOWN = 20;
+    private static final long DRAIN_AFTER_CTRL_C_SECONDS = 10;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--events", paramLabel = "N", defaultValue = "50M", converter = CountConverter.class,
+        description = "Page views to generate; 0 = unbounded, until Ctrl-C or --seconds. " +
+            "Accepts 2_000_000, 2M, 500k.")
+    private long events;
+
+    @Option(names = "--apps", paramLabel = "N", defaultValue = "1000", converter = CountConverter.class,
+        description = "Number of apps (distinct keys), 1 to 10M.")
+    private long apps;
+
+    @Option(names = "--rate", paramLabel = "RECORDS_PER_S", defaultValue = "0", converter = CountConverter.class,
+        description = "Views per second of all source subtasks together; 0 = as fast as possible. At a fixed rate " +
+            "latency is measured from when each view was due (no coordinated omission).")
+    private long rate;
+
+    @Option(names = {"-p", "--parallelism"}, paramLabel = "N", defaultValue = "1",
+        description = "Subtasks of the source, of the count and of the sink (2 threads per unit).")
+    private int parallelism;
+
+    @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "BACKOFF",
+        description = "How idle task threads wait: ${COMPLETION-CANDIDATES}. BUSY_SPIN and YIELD burn a core per " +
+            "thread; use them with fewer threads than cores.")
+    private IdleStrategyKind idle;
+
+    @Option(names = "--seconds", paramLabel = "S", defaultValue = "0",
+        description = "Stop the sources after this many seconds (for unbounded runs; also caps a bounded one); " +
+            "0 = no limit. The views generated until then are still counted and verified.")
+    private long seconds;
+
+    @Option(names = "--quiet-totals", defaultValue = "false",
+        description = "With more than " + ALL_TOTALS_UP_TO + " apps, print the first " + QUIET_TOTALS_SHOWN +
+            " totals and a summary instead of every app's total.")
+    private boolean quietTotals;
+
+    /**
+     * Runs the job and reports on it.
+     *
+     * @return 0 when the totals verified, 1 when the job failed or was cancelled, 3 when the totals differ.
+     * @throws ParameterException for invalid options (exit code 2).
+     */
+    @Override
+    public Integer call()
+    {
+        final PageViewCount.Options options = validatedOptions();
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+
+        final JobEnvironment env = JobEnvironment.create(PageViewCount.jobConfig(options));
+        final PageViewCount job = PageViewCount.build(env, options);
+        printHeader(out, options);
+        final JobHandle handle;
+        try
+        {
+            handle = env.execute(PageViewCount.JOB_NAME);
+        }
+        catch (final InvalidJobException ex)
+        {
+            err.println("ringflow: invalid job: " + ex.getMessage());
+            err.flush();
+            return 1;
+        }
+
+        final CountDownLatch reported = new CountDownLatch(1);
+        final Thread ctrlC = new Thread(() -> stopOnShutdown(job, handle, reported, err), "ringflow-shutdown");
+        Runtime.getRuntime().addShutdownHook(ctrlC);
+        try (handle)
+        {
+            return monitor(job, handle, out, err);
+        }
+        finally
+        {
+            out.flush();
+            err.flush();
+            reported.countDown();
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(ctrlC);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // The hook is running: it waits for `reported`, then lets the JVM exit.
+            }
+        }
+    }
+
+    private PageViewCount.Options validatedOptions()
+    {
+        if (events < 0)
+        {
+            throw invalid("--events must be >= 0 (0 = unbounded), was " + events);
+        }
+        if (apps < 1 || apps > MAX_APPS)
+        {
+            throw invalid(String.format(Locale.ROOT, "--apps must be in [1, %,d], was %d", MAX_APPS, apps));
+        }
+        if (rate < 0)
+        {
+            throw invalid("--rate must be >= 0 (0 = as fast as possible), was " + rate);
+        }
+        final int maxParallelism = JobConfig.defaults().maxParallelism();
+        if (parallelism < 1 || parallelism > maxParallelism)
+        {
+            throw invalid("--parallelism must be in [1, " + maxParallelism + "], was " + parallelism);
+        }
+        if (seconds < 0)
+        {
+            throw invalid("--seconds must be >= 0 (0 = no limit), was " + seconds);
+        }
+        return new PageViewCount.Options(events, (int)apps, rate, parallelism, idle);
+    }
+
+    private ParameterException invalid(final String message)
+    {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** Runs on Ctrl-C: ends the sources and holds the JVM until the summary is printed, or cancels the job. */
+    private static void stopOnShutdown(
+        final PageViewCount job, final JobHandle handle, final CountDownLatch reported, final PrintWriter err)
+    {
+        if (!handle.status().isTerminal())
+        {
+            err.println();
+            err.println("interrupted: stopping the sources; the views generated so far are still counted");
+            err.flush();
+            job.requestStop();
+        }
+        try
+        {
+            if (!reported.await(DRAIN_AFTER_CTRL_C_SECONDS, TimeUnit.SECONDS))
+            {
+                err.println("the job did not finish within " + DRAIN_AFTER_CTRL_C_SECONDS + " s: cancelling it");
+                err.flush();
+                handle.cancel();
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            handle.cancel();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private int monitor(final PageViewCount job, final JobHandle handle, final PrintWriter out, final PrintWriter err)
+    {
+        final String us = microsLabel();
+        out.printf(Locale.ROOT, "%10s %14s %16s %10s %10s %10s%n", "elapsed", "records/s", "total records",
+            "p50 " + us, "p99 " + us, "p99.9 " + us);
+        out.flush();
+
+        final Histogram interval = new Histogram(3);
+        final Histogram overall = new Histogram(3);
+        final long start = System.nanoTime();
+        long lastTick = start;
+        long lastTotal = 0;
+        long nextTick = start + SECOND;
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                handle.termination().get(Math.max(0, nextTick - System.nanoTime()), TimeUnit.NANOSECONDS);
+                break;
+            }
+            catch (final TimeoutException secondPassed)
+            {
+                // report below
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+                job.requestStop();
+                continue;
+            }
+            catch (final ExecutionException ex)
+            {
+                break;
+            }
+            final long now = System.nanoTime();
+            final long total = job.recordsReceived();
+            interval.reset();
+            job.takeIntervalLatencies(interval);
+            overall.add(interval);
+            out.printf(Locale.ROOT, "%8.1f s %,14d %,16d %s %s %s%n", (now - start) / 1e9,
+                Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)), total,
+                micros(interval, 50.0), micros(interval, 99.0), micros(interval, 99.9));
+            out.flush();
+            lastTick = now;
+            lastTotal = total;
+            nextTick = Math.max(nextTick + SECOND, now + SECOND / 2);
+            if (seconds > 0 && now - start >= TimeUnit.SECONDS.toNanos(seconds) && !job.stopRequested())
+            {
+                out.printf("time limit of %d s reached: stopping the sources%n", seconds);
+                job.requestStop();
+            }
+        }
+        final long elapsed = System.nanoTime() - start;
+        job.takeIntervalLatencies(overall);
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return report(job, handle, elapsed, overall, out, err);
+    }
+
+    private int report(
+        final PageViewCount job,
+        final JobHandle handle,
+        final long elapsedNanos,
+        final Histogram latencies,
+        final PrintWriter out,
+        final PrintWriter err)
+    {
+        final JobStatus status = handle.status();
+        if (status == JobStatus.FAILED)
+        {
+            printFailure(handle, err);
+            return 1;
+        }
+        if (status != JobStatus.FINISHED)
+        {
+            err.printf("ringflow: job '%s' ended %s before its sources ended; its totals cannot be verified%n",
+                handle.jobName(), status);
+            return 1;
+        }
+
+        final PageViewCount.Result result = job.result();
+        final double elapsedSeconds = elapsedNanos / 1e9;
+        final String us = microsLabel();
+        out.println();
+        out.printf(Locale.ROOT, "events:     %,d generated, %,d counts received by the sink%n",
+            result.generated(), result.received());
+        out.printf(Locale.ROOT, "elapsed:    %.2f s%n", elapsedSeconds);
+        out.printf(Locale.ROOT, "throughput: %,d records/s on average%n",
+            Math.round(result.received() / Math.max(elapsedSeconds, 1e-9)));
+        out.printf(Locale.ROOT, "latency %s: p50 %s  p90 %s  p99 %s  p99.9 %s  p99.99 %s  max %s  (%,d samples)%n",
+            us, micros(latencies, 50.0).strip(), micros(latencies, 90.0).strip(), micros(latencies, 99.0).strip(),
+            micros(latencies, 99.9).strip(), micros(latencies, 99.99).strip(),
+            latencies.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", latencies.getMaxValue() / 1e3),
+            latencies.getTotalCount());
+        printTotals(result.counts(), out);
+
+        if (result.verified())
+        {
+            out.println("verified: totals equal generated events per app");
+            return 0;
+        }
+        final List<String> mismatches = result.mismatches();
+        err.printf(Locale.ROOT, "ringflow: verification FAILED: %d problem(s); totals differ from the events " +
+            "generated per app:%n", mismatches.size());
+        mismatches.stream().limit(MISMATCHES_SHOWN).forEach(line -> err.println("  " + line));
+        if (mismatches.size() > MISMATCHES_SHOWN)
+        {
+            err.printf("  ... and %d more%n", mismatches.size() - MISMATCHES_SHOWN);
+        }
+        return VERIFY_FAILED;
+    }
+
+    /**
+     * Prints why a failed job failed: the job and the failing operator and subtask on one line, then the stack trace
+     * of the original exception.
+     *
+     * @param handle a job whose status is FAILED.
+     * @param err    where to print.
+     */
+    static void printFailure(final JobHandle handle, final PrintWriter err)
+    {
+        try
+        {
+            handle.awaitTermination(Duration.ofSeconds(1));
+            err.printf("ringflow: job '%s' failed: %s%n", handle.jobName(),
+                handle.failureCause().map(Throwable::toString).orElse("no cause reported"));
+        }
+        catch (final JobExecutionException ex)
+        {
+            err.println("ringflow: " + ex.getMessage());
+            final Throwable cause =
+                ex.getCause() instanceof TaskFailureException failure && failure.getCause() != null ?
+                    failure.getCause() : ex.getCause();
+            if (cause != null)
+            {
+                err.println("cause:");
+                cause.printStackTrace(err);
+            }
+        }
+        catch (final TimeoutException | InterruptedException ex)
+        {
+            err.printf("ringflow: job '%s' failed: %s%n", handle.jobName(), handle.failureCause().orElse(ex));
+        }
+    }
+
+    private void printTotals(final long[] counts, final PrintWriter out)
+    {
+        final int shown = quietTotals && counts.length > ALL_TOTALS_UP_TO ? QUIET_TOTALS_SHOWN : counts.length;
+        final int idWidth = Integer.toString(counts.length - 1).length();
+        long max = 0;
+        for (final long count : counts)
+        {
+            max = Math.max(max, count);
+        }
+        final int countWidth = String.format(Locale.ROOT, "%,d", max).length();
+        out.printf(Locale.ROOT, "per-app totals (%,d apps):%n", counts.length);
+        final StringBuilder line = new StringBuilder();
+        for (int app = 0; app < shown; app++)
+        {
+            line.append(String.format(Locale.ROOT, "  app %" + idWidth + "d: %," + countWidth + "d", app, counts[app]));
+            if ((app + 1) % TOTALS_PER_LINE == 0 || app == shown - 1)
+            {
+                out.println(line);
+                line.setLength(0);
+            }
+        }
+        if (shown < counts.length)
+        {
+            long min = Long.MAX_VALUE;
+            long sum = 0;
+            for (final long count : counts)
+            {
+                min = Math.min(min, count);
+                sum += count;
+            }
+            out.printf(Locale.ROOT, "  ... %,d more apps; over all %,d apps: min %,d, max %,d, sum %,d%n",
+                counts.length - shown, counts.length, min, max, sum);
+        }
+    }
+
+    private static void printHeader(final PrintWriter out, final PageViewCount.Options options)
+    {
+        out.printf(Locale.ROOT, "ringflow page-view: %s over %,d apps, %s, parallelism %d, idle %s%n",
+            options.unbounded() ? "unbounded views" : String.format(Locale.ROOT, "%,d views", options.events()),
+            options.apps(),
+            options.rate() == 0 ? "as fast as possible" : String.format(Locale.ROOT, "%,d views/s", options.rate()),
+            options.parallelism(), options.idleStrategy());
+        out.flush();
+    }
+
+    private static String micros(final Histogram histogram, final double percentile)
+    {
+        if (histogram.getTotalCount() == 0)
+        {
+            return String.format(Locale.ROOT, "%10s", "-");
+        }
+        return String.format(Locale.ROOT, "%10.1f", histogram.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /** @return "µs" when standard output can encode it, else "us". */
+    private static String microsLabel()
+    {
+        final String encoding = System.getProperty("sun.stdout.encoding");
+        final Charset charset = encoding != null && Charset.isSupported(encoding) ? Charset.forName(encoding) :
+            Charset.defaultCharset();
+        return charset.newEncoder().canEncode("\u00b5s") ? "\u00b5s" : "us";
+    }
+}

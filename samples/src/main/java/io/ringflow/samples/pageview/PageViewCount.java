@@ -1,0 +1,350 @@
+package io.ringflow.samples.pageview;
+
+import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.source.GeneratorSource;
+import io.ringflow.engine.api.source.RecordGenerator;
+import org.HdrHistogram.Histogram;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The page-view count of Flink's classic fault-tolerance article, as a Ringflow job:
+ *
+ * <pre>{@code
+ * GeneratorSource<PageView>  --keyBy(appId)-->  CountPerApp (ValueState<Long>)  -->  sink
+ * }</pre>
+ *
+ * <p>View {@code i} belongs to application {@link #appOf appOf(i, apps)} and carries the time it was generated; the
+ * sink measures end-to-end latency from it and keeps the last count per application, which
+ * {@link #result()} compares with the views generated per application. Source, count and sink all run at
+ * {@link Options#parallelism()}; the count and the sink are chained into one task.
+ *
+ * <pre>{@code
+ * PageViewCount.Options options = PageViewCount.Options.defaults().withEvents(200_000);
+ * JobEnvironment env = JobEnvironment.create(PageViewCount.jobConfig(options));
+ * PageViewCount job = PageViewCount.build(env, options);
+ * try (JobHandle handle = env.execute(PageViewCount.JOB_NAME))
+ * {
+ *     handle.awaitTermination(Duration.ofMinutes(1));
+ * }
+ * assert job.result().verified();
+ * }</pre>
+ *
+ * <p>Thread-safety: {@link #recordsReceived()}, {@link #requestStop()} and {@link #stopRequested()} may be called
+ * from any thread, {@link #takeIntervalLatencies} from one thread at a time, {@link #result()} once the job has
+ * terminated.
+ */
+public final class PageViewCount
+{
+    /** The job name used by the samples. */
+    public static final String JOB_NAME = "page-view-count";
+
+    private final Options options;
+    private final StoppableSource<PageView> source;
+    private final PageViewSink sink;
+
+    private PageViewCount(final Options options, final StoppableSource<PageView> source, final PageViewSink sink)
+    {
+        this.options = options;
+        this.source = source;
+        this.sink = sink;
+    }
+
+    /**
+     * What to run.
+     *
+     * @param events       views to generate in all, or {@link #UNBOUNDED} to generate until {@link #requestStop()}.
+     * @param apps         the number of applications, at least 1; ids are {@code 0 .. apps - 1}.
+     * @param rate         views per second offered by all source subtasks together, or 0 for as fast as possible.
+     * @param parallelism  subtasks of the source, of the count and of the sink, at least 1.
+     * @param idleStrategy how idle task threads wait; used by {@link #jobConfig}.
+     */
+    public record Options(long events, int apps, long rate, int parallelism, IdleStrategyKind idleStrategy)
+    {
+        /** The {@link #events()} value that means: generate until stopped. */
+        public static final long UNBOUNDED = 0;
+
+        /**
+         * @throws IllegalArgumentException naming the first invalid option.
+         */
+        public Options
+        {
+            if (events < 0)
+            {
+                throw new IllegalArgumentException("events must be >= 0 (0 = unbounded), was " + events);
+            }
+            if (apps < 1)
+            {
+                throw new IllegalArgumentException("apps must be >= 1, was " + apps);
+            }
+            if (rate < 0)
+            {
+                throw new IllegalArgumentException("rate must be >= 0 (0 = as fast as possible), was " + rate);
+            }
+            if (parallelism < 1)
+            {
+                throw new IllegalArgumentException("parallelism must be >= 1, was " + parallelism);
+            }
+            Objects.requireNonNull(idleStrategy, "idleStrategy");
+        }
+
+        /** @return 50,000,000 views over 1,000 applications, as fast as possible, parallelism 1, BACKOFF. */
+        public static Options defaults()
+        {
+            return new Options(50_000_000L, 1_000, 0, 1, IdleStrategyKind.BACKOFF);
+        }
+
+        /** @return whether views are generated until stopped. */
+        public boolean unbounded()
+        {
+            return events == UNBOUNDED;
+        }
+
+        /** @param value see {@link #events()}. @return a copy with that value. */
+        public Options withEvents(final long value)
+        {
+            return new Options(value, apps, rate, parallelism, idleStrategy);
+        }
+
+        /** @param value see {@link #apps()}. @return a copy with that value. */
+        public Options withApps(final int value)
+        {
+            return new Options(events, value, rate, parallelism, idleStrategy);
+        }
+
+        /** @param value see {@link #rate()}. @return a copy with that value. */
+        public Options withRate(final long value)
+        {
+            return new Options(events, apps, value, parallelism, idleStrategy);
+        }
+
+        /** @param value see {@link #parallelism()}. @return a copy with that value. */
+        public Options withParallelism(final int value)
+        {
+            return new Options(events, apps, rate, value, idleStrategy);
+        }
+
+        /** @param value see {@link #idleStrategy()}. @return a copy with that value. */
+        public Options withIdleStrategy(final IdleStrategyKind value)
+        {
+            return new Options(events, apps, rate, parallelism, value);
+        }
+    }
+
+    /**
+     * The outcome of a finished run: what was generated against what the sink saw, per application.
+     *
+     * @param generated      views generated in all.
+     * @param received       updates received by the sink in all.
+     * @param expectedCounts by application id: views generated, recomputed from {@link #appOf}.
+     * @param counts         by application id: the count of the last update the sink received (0 when none).
+     * @param updates        by application id: updates the sink received.
+     * @param mismatches     one line per discrepancy; empty when verified.
+     */
+    public record Result(
+        long generated,
+        long received,
+        long[] expectedCounts,
+        long[] counts,
+        long[] updates,
+        List<String> mismatches)
+    {
+        /** @return whether every application's count and number of updates equal the views generated for it. */
+        public boolean verified()
+        {
+            return mismatches.isEmpty();
+        }
+    }
+
+    /**
+     * @param options what to run.
+     * @return the settings of an environment for this job: the options' parallelism as the default, and their idle
+     *     strategy.
+     */
+    public static JobConfig jobConfig(final Options options)
+    {
+        return JobConfig.builder()
+            .defaultParallelism(options.parallelism())
+            .idleStrategy(options.idleStrategy())
+            .build();
+    }
+
+    /**
+     * Describes the job on {@code env}: source, keyBy, count and sink, each at the options' parallelism. The idle
+     * strategy is the environment's (see {@link #jobConfig}). Execute the environment to run it.
+     *
+     * @param env     where to describe the job; not yet executed.
+     * @param options what to run.
+     * @return the job's controls and results.
+     */
+    public static PageViewCount build(final JobEnvironment env, final Options options)
+    {
+        Objects.requireNonNull(env, "env");
+        Objects.requireNonNull(options, "options");
+        final int apps = options.apps();
+        final RecordGenerator<PageView> generator = (index, creationNanos) ->
+            new PageView(appOf(index, apps), creationNanos);
+        GeneratorSource<PageView> generated = options.unbounded() ?
+            GeneratorSource.unbounded(PageView.class, generator) :
+            GeneratorSource.bounded(options.events(), PageView.class, generator);
+        if (options.rate() > 0)
+        {
+            generated = generated.withRate(options.rate());
+        }
+        final StoppableSource<PageView> source = new StoppableSource<>(generated);
+        final PageViewSink sink = new PageViewSink(apps);
+
+        env.fromSource(source, "page-views").uid("page-views").setParallelism(options.parallelism())
+            .keyBy(PageView::appId)
+            .process(CountPerApp::new).name("count-per-app").uid("count-per-app")
+            .setParallelism(options.parallelism())
+            .sinkTo(sink).name("latency-and-totals").uid("latency-and-totals").setParallelism(options.parallelism());
+        return new PageViewCount(options, source, sink);
+    }
+
+    /**
+     * The application of view {@code index}: {@code index % apps}. {@link #expectedCounts} relies on the result
+     * depending on {@code index mod apps} only.
+     *
+     * @param index the view's global index, from 0.
+     * @param apps  the number of applications.
+     * @return the application id, in {@code [0, apps)}.
+     */
+    public static long appOf(final long index, final int apps)
+    {
+        return index % apps;
+    }
+
+    /**
+     * The views per application generated by a {@link GeneratorSource} whose subtask {@code s} of {@code p} emitted
+     * {@code emitted[s]} records, that is the indices {@code s, s + p, ..., s + (emitted[s] - 1) p}. Takes
+     * {@code O(p * apps)} steps however many views there were: {@code appOf(s + k p)} repeats with a period in
+     * {@code k} that divides {@code apps}.
+     *
+     * @param apps    the number of applications.
+     * @param emitted records emitted by each source subtask; its length is the source's parallelism.
+     * @return by application id, the views generated.
+     */
+    public static long[] expectedCounts(final int apps, final long[] emitted)
+    {
+        final long[] counts = new long[apps];
+        final int parallelism = emitted.length;
+        for (int subtask = 0; subtask < parallelism; subtask++)
+        {
+            final long n = emitted[subtask];
+            final long full = n / apps;
+            final long rest = n % apps;
+            final long steps = Math.min(n, apps);
+            for (long k = 0; k < steps; k++)
+            {
+                counts[(int)appOf(subtask + k * parallelism, apps)] += full + (k < rest ? 1 : 0);
+            }
+        }
+        return counts;
+    }
+
+    /** @return what this job runs. */
+    public Options options()
+    {
+        return options;
+    }
+
+    /** @return updates received by the sink so far; exact once the job has terminated. Any thread. */
+    public long recordsReceived()
+    {
+        return sink.recordsReceived();
+    }
+
+    /**
+     * Adds the end-to-end latencies (nanoseconds) recorded since the previous call to {@code into}; the first call
+     * gets everything recorded so far. One thread at a time; never blocks the job.
+     *
+     * @param into receives the latencies; should auto-resize ({@code new Histogram(3)}).
+     */
+    public void takeIntervalLatencies(final Histogram into)
+    {
+        sink.takeIntervalLatencies(into);
+    }
+
+    /**
+     * Ends the sources gracefully: each source subtask stops generating at its next poll and the job finishes after
+     * the views already generated have been counted, so {@link #result()} can still verify. Idempotent; any thread.
+     */
+    public void requestStop()
+    {
+        source.requestStop();
+    }
+
+    /** @return whether {@link #requestStop()} was called. */
+    public boolean stopRequested()
+    {
+        return source.stopRequested();
+    }
+
+    /**
+     * Compares, per application, the views generated (recomputed with {@link #expectedCounts}) with the last count
+     * the sink received and with the number of updates it received; also checks that every application reached one
+     * sink subtask only.
+     *
+     * @return the outcome.
+     * @throws IllegalStateException when the job has not finished: a source or sink subtask has not ended (the job
+     *                               is still running, failed or was cancelled).
+     */
+    public Result result()
+    {
+        final long[] emitted = source.endPositions();
+        if (emitted == null)
+        {
+            throw new IllegalStateException("not every source subtask has ended its input; the job has not finished");
+        }
+        final List<PageViewSink.SubtaskTotals> totals = sink.subtaskTotals();
+        final int sinkParallelism = totals.isEmpty() ? 0 : totals.get(0).parallelism();
+        if (totals.isEmpty() || totals.size() != sinkParallelism)
+        {
+            throw new IllegalStateException("only " + totals.size() + " of " + sinkParallelism +
+                " sink subtasks have closed; the job has not finished");
+        }
+
+        final int apps = options.apps();
+        final long[] expected = expectedCounts(apps, emitted);
+        final long[] counts = new long[apps];
+        final long[] updates = new long[apps];
+        final int[] owners = new int[apps];
+        long received = 0;
+        for (final PageViewSink.SubtaskTotals subtask : totals)
+        {
+            received += subtask.received();
+            for (int app = 0; app < apps; app++)
+            {
+                if (subtask.updates()[app] > 0)
+                {
+                    owners[app]++;
+                    counts[app] = Math.max(counts[app], subtask.lastCounts()[app]);
+                    updates[app] += subtask.updates()[app];
+                }
+            }
+        }
+
+        final List<String> mismatches = new ArrayList<>();
+        for (int app = 0; app < apps; app++)
+        {
+            if (counts[app] != expected[app] || updates[app] != expected[app] || owners[app] > 1)
+            {
+                mismatches.add(String.format(
+                    "app %d: generated %,d, final count %,d, updates received %,d%s", app, expected[app], counts[app],
+                    updates[app], owners[app] > 1 ? ", split over " + owners[app] + " sink subtasks" : ""));
+            }
+        }
+        final long generated = Arrays.stream(emitted).sum();
+        if (received != generated && mismatches.isEmpty())
+        {
+            mismatches.add(String.format("generated %,d views but the sink received %,d updates", generated, received));
+        }
+        return new Result(generated, received, expected, counts, updates, List.copyOf(mismatches));
+    }
+}

@@ -1,0 +1,109 @@
+package io.ringflow.samples.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RingflowCommandTest
+{
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(final String... args)
+    {
+        final CommandLine commandLine = new CommandLine(new RingflowCommand());
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        return commandLine.execute(args);
+    }
+
+    @Test
+    void pageViewRunsAndVerifiesTheTotals()
+    {
+        final int exitCode = run("page-view", "--events", "100000", "--apps", "50");
+
+        assertThat(exitCode).as("exit code; stderr: %s", err).isZero();
+        assertThat(out.toString())
+            .contains("100,000 views over 50 apps")
+            .contains("events:     100,000 generated, 100,000 counts received by the sink")
+            .contains("per-app totals (50 apps):")
+            .contains("app 49: 2,000")
+            .containsPattern("app +0: 2,000 ")
+            .contains("verified: totals equal generated events per app");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void pageViewWithParallelismAndQuietTotalsPrintsASummaryOfTheTotals()
+    {
+        final int exitCode = run("page-view", "--events", "100_000", "--apps", "1k", "-p", "2", "--idle", "BLOCK",
+            "--quiet-totals");
+
+        assertThat(exitCode).as("exit code; stderr: %s", err).isZero();
+        assertThat(out.toString())
+            .containsPattern("app +9: 100\n")
+            .doesNotContainPattern("app +10:")
+            .contains("990 more apps; over all 1,000 apps: min 100, max 100, sum 100,000")
+            .contains("verified: totals equal generated events per app");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "page-view --events -1          | --events must be >= 0",
+        "page-view --apps 0             | --apps must be in [1, 10,000,000]",
+        "page-view --rate -10           | --rate must be >= 0",
+        "page-view --parallelism 0      | --parallelism must be in [1, 128]",
+        "page-view -p 129               | --parallelism must be in [1, 128]",
+        "page-view --seconds -1         | --seconds must be >= 0",
+        "page-view --idle SOMETIMES     | Invalid value for option '--idle'",
+        "page-view --events lots        | 'lots' is not a count",
+        "page-view --no-such-option     | Unknown option: '--no-such-option'",
+        "                               | Missing subcommand",
+        "no-such-command                | Unmatched argument"
+    })
+    void badCommandLinesExitWithTwoAndSayWhy(final String args, final String message)
+    {
+        final int exitCode = run(args == null ? new String[0] : args.trim().split(" +"));
+
+        assertThat(exitCode).isEqualTo(2);
+        assertThat(err.toString()).contains(message).contains("Usage:");
+    }
+
+    @Test
+    void helpDescribesTheCommandsAndOptions()
+    {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("Usage: ringflow", "page-view", "Exit codes:");
+
+        out.getBuffer().setLength(0);
+        assertThat(run("help", "page-view")).isZero();
+        assertThat(out.toString()).contains("--events", "--apps", "--rate", "--parallelism", "--idle", "--seconds",
+            "--quiet-totals", "BUSY_SPIN, YIELD,", "Default: 50M");
+    }
+
+    @Test
+    void versionNamesRingflowAndTheJvm()
+    {
+        assertThat(run("--version")).isZero();
+        assertThat(out.toString()).contains("ringflow ", "Java " + Runtime.version());
+    }
+
+    @Test
+    void countsAcceptSeparatorsAndSuffixes()
+    {
+        final CountConverter converter = new CountConverter();
+        assertThat(converter.convert("50000000")).isEqualTo(50_000_000L);
+        assertThat(converter.convert("50_000_000")).isEqualTo(50_000_000L);
+        assertThat(converter.convert("50,000,000")).isEqualTo(50_000_000L);
+        assertThat(converter.convert("50M")).isEqualTo(50_000_000L);
+        assertThat(converter.convert("2k")).isEqualTo(2_000L);
+        assertThat(converter.convert("1G")).isEqualTo(1_000_000_000L);
+        assertThat(converter.convert("-1")).isEqualTo(-1L);
+    }
+}
