@@ -107,6 +107,8 @@ abstract class ChannelOutput implements Output
         private final KeySelector<Object, Object> keySelector;
         private final String keyedOperatorName;
         private final int maxParallelism;
+        /** Channel of each key group: the subtask that owns it, precomputed to keep a division off the hot path. */
+        private final ChannelWriter[] writerOfKeyGroup;
 
         KeyHash(
             final ChannelWriter[] writers,
@@ -119,6 +121,11 @@ abstract class ChannelOutput implements Output
             this.keySelector = keySelector;
             this.keyedOperatorName = keyedOperatorName;
             this.maxParallelism = maxParallelism;
+            this.writerOfKeyGroup = new ChannelWriter[maxParallelism];
+            for (int keyGroup = 0; keyGroup < maxParallelism; keyGroup++)
+            {
+                writerOfKeyGroup[keyGroup] = writers[KeyGroups.subtaskOf(keyGroup, maxParallelism, writers.length)];
+            }
         }
 
         @Override
@@ -138,8 +145,7 @@ abstract class ChannelOutput implements Output
             {
                 throw NullKeyException.of(keyedOperatorName, record);
             }
-            final int keyGroup = KeyGroups.keyGroupOf(key, maxParallelism);
-            writers[KeyGroups.subtaskOf(keyGroup, maxParallelism, writers.length)].writeRecord(codec, record);
+            writerOfKeyGroup[KeyGroups.keyGroupOf(key, maxParallelism)].writeRecord(codec, record);
         }
     }
 }

@@ -192,6 +192,12 @@ public final class CodecRegistry
     Codec<?> resolveLocked(final Class<?> key, final Map<Class<?>, RecordCodec<?>> inProgress)
     {
         final Codec<?> known = codecs.get(key);
+        final RecordCodec<?> derived = records.get(key);
+        if (derived != null && known == derived.preferred())
+        {
+            // Components see the record codec itself (nested inline), never its spun fast path.
+            return derived;
+        }
         if (known != null)
         {
             return known;
@@ -230,7 +236,9 @@ public final class CodecRegistry
             final Map<Class<?>, RecordCodec<?>> inProgress = new LinkedHashMap<>();
             final Codec<?> codec = resolveLocked(key, inProgress);
             publishLocked(inProgress);
-            return codec;
+            // what codecFor hands out from now on (for a record of primitives, its spun fast path)
+            final Codec<?> published = codecs.get(key);
+            return published != null ? published : codec;
         }
     }
 
@@ -264,7 +272,7 @@ public final class CodecRegistry
         for (final Map.Entry<Class<?>, RecordCodec<?>> entry : derived.entrySet())
         {
             records.put(entry.getKey(), entry.getValue());
-            codecs.putIfAbsent(entry.getKey(), entry.getValue());
+            codecs.putIfAbsent(entry.getKey(), entry.getValue().preferred());
         }
     }
 

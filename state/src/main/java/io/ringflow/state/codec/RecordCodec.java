@@ -82,6 +82,8 @@ public final class RecordCodec<T extends Record> implements Codec<T>
     private Component[] components;
     private MethodHandle constructor;
     private int minimumSize;
+    /** The spun codec when every component is a primitive with its built-in format, else null. */
+    private Codec<T> fixedLayout;
     private int generatedReaders;
 
     RecordCodec(final Class<T> type)
@@ -207,6 +209,49 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         constructor = Accessors.constructor(lookup, type, parameterTypes);
         minimumSize = fixedSize;
         components = derived;
+        fixedLayout = fixedLayout(recordComponents, parameterTypes, lookup);
+    }
+
+    /**
+     * @return the codec to hand out: the spun fixed-layout codec when there is one (same bytes, no per-component
+     *     dispatch), else this one.
+     */
+    Codec<T> preferred()
+    {
+        return fixedLayout != null ? fixedLayout : this;
+    }
+
+    private Codec<T> fixedLayout(
+        final RecordComponent[] recordComponents, final Class<?>[] parameterTypes, final MethodHandles.Lookup lookup)
+    {
+        for (int i = 0; i < parameterTypes.length; i++)
+        {
+            if (!parameterTypes[i].isPrimitive() || FixedLayoutRecordCodec.width(parameterTypes[i]) == 0 ||
+                !(components[i] instanceof PrimitiveComponent))
+            {
+                return null;
+            }
+        }
+        if (lookup == null)
+        {
+            return null;
+        }
+        try
+        {
+            final MethodHandle[] getters = new MethodHandle[parameterTypes.length];
+            for (int i = 0; i < getters.length; i++)
+            {
+                getters[i] = Accessors.getter(lookup, type, recordComponents[i]);
+            }
+            final MethodHandle canonical =
+                lookup.findConstructor(type, java.lang.invoke.MethodType.methodType(void.class, parameterTypes));
+            return FixedLayoutRecordCodec.create(type, parameterTypes, getters, canonical);
+        }
+        catch (final ReflectiveOperationException | RuntimeException | LinkageError unavailable)
+        {
+            // Correct without it: the component-by-component path writes the same bytes.
+            return null;
+        }
     }
 
     private Component component(
@@ -367,7 +412,16 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         abstract int decode(DirectBuffer buffer, int position, int limit, Object[] values, int index);
     }
 
-    private static final class LongComponent extends Component
+    /** A primitive component written in its built-in fixed-width format. */
+    private abstract static class PrimitiveComponent extends Component
+    {
+        PrimitiveComponent(final String name, final int fixedSize)
+        {
+            super(name, fixedSize);
+        }
+    }
+
+    private static final class LongComponent extends PrimitiveComponent
     {
         private final ToLongFunction<Object> reader;
 
@@ -393,7 +447,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class IntComponent extends Component
+    private static final class IntComponent extends PrimitiveComponent
     {
         private final ToIntFunction<Object> reader;
 
@@ -419,7 +473,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class ShortComponent extends Component
+    private static final class ShortComponent extends PrimitiveComponent
     {
         private final ToIntFunction<Object> reader;
 
@@ -445,7 +499,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class ByteComponent extends Component
+    private static final class ByteComponent extends PrimitiveComponent
     {
         private final ToIntFunction<Object> reader;
 
@@ -471,7 +525,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class CharComponent extends Component
+    private static final class CharComponent extends PrimitiveComponent
     {
         private final ToIntFunction<Object> reader;
 
@@ -497,7 +551,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class BooleanComponent extends Component
+    private static final class BooleanComponent extends PrimitiveComponent
     {
         private final Predicate<Object> reader;
 
@@ -522,7 +576,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class DoubleComponent extends Component
+    private static final class DoubleComponent extends PrimitiveComponent
     {
         private final ToDoubleFunction<Object> reader;
 
@@ -548,7 +602,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
     }
 
-    private static final class FloatComponent extends Component
+    private static final class FloatComponent extends PrimitiveComponent
     {
         private final ToFloatFunction<Object> reader;
 

@@ -1,5 +1,7 @@
 package io.ringflow.state.keyed;
 
+import org.agrona.collections.Long2ObjectHashMap;
+
 import java.util.HashMap;
 import java.util.Map;
 
@@ -52,16 +54,21 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         long count = 0;
         for (final HeapValueState<?> state : states.values())
         {
-            count += state.values.size();
+            count += state.size();
         }
         return count;
     }
 
+    /**
+     * Keys that are {@link Long}s, the common case, live in an open-addressing primitive map (no key objects, no
+     * nodes: one cache-friendly probe per access); any other key type in a {@link HashMap}.
+     */
     private static final class HeapValueState<T> implements ValueState<T>
     {
         private final HeapKeyedStateStore store;
         private final ValueStateDescriptor<T> descriptor;
-        private final HashMap<Object, T> values = new HashMap<>();
+        private final Long2ObjectHashMap<T> longKeyed = new Long2ObjectHashMap<>();
+        private final HashMap<Object, T> otherKeyed = new HashMap<>();
 
         HeapValueState(final HeapKeyedStateStore store, final ValueStateDescriptor<T> descriptor)
         {
@@ -72,7 +79,8 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         @Override
         public T value()
         {
-            final T value = values.get(requireKey());
+            final Object key = requireKey();
+            final T value = key instanceof Long ? longKeyed.get(((Long)key).longValue()) : otherKeyed.get(key);
             return value != null ? value : descriptor.defaultValue();
         }
 
@@ -81,18 +89,37 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         {
             if (value == null)
             {
-                values.remove(requireKey());
+                clear();
+                return;
+            }
+            final Object key = requireKey();
+            if (key instanceof Long)
+            {
+                longKeyed.put(((Long)key).longValue(), value);
             }
             else
             {
-                values.put(requireKey(), value);
+                otherKeyed.put(key, value);
             }
         }
 
         @Override
         public void clear()
         {
-            values.remove(requireKey());
+            final Object key = requireKey();
+            if (key instanceof Long)
+            {
+                longKeyed.remove(((Long)key).longValue());
+            }
+            else
+            {
+                otherKeyed.remove(key);
+            }
+        }
+
+        int size()
+        {
+            return longKeyed.size() + otherKeyed.size();
         }
 
         private Object requireKey()

@@ -49,7 +49,10 @@ public final class KeyGroups
      */
     public static int keyGroupOfHash(final int hashCode, final int maxParallelism)
     {
-        return Math.floorMod(murmurMix(hashCode), maxParallelism);
+        final int mixed = murmurMix(hashCode);
+        // the same result as floorMod, without a division for the usual power-of-two maximum
+        return (maxParallelism & (maxParallelism - 1)) == 0 ? mixed & (maxParallelism - 1) :
+            Math.floorMod(mixed, maxParallelism);
     }
 
     /**

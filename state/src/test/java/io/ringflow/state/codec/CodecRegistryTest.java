@@ -175,9 +175,9 @@ class CodecRegistryTest
         assertThat(roundTrip(color, Color.GREEN)).isSameAs(Color.GREEN);
 
         final Codec<Point> point = registry.codecFor(Point.class);
-        assertThat(point).isInstanceOf(RecordCodec.class)
-            .isSameAs(registry.codecFor(Point.class))
-            .isSameAs(RecordCodec.of(Point.class, registry));
+        // a record of primitives is handed out as its spun fixed-layout codec; RecordCodec.of gives the general one
+        assertThat(point).isSameAs(registry.codecFor(Point.class));
+        assertThat(RecordCodec.of(Point.class, registry)).isSameAs(RecordCodec.of(Point.class, registry));
         assertThat(roundTrip(point, new Point(1, -1))).isEqualTo(new Point(1, -1));
         assertThat(registry.hasCodec(Point.class)).isTrue();
         assertThat(registry.hasCodec(int.class)).isTrue();

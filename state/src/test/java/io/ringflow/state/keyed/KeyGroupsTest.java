@@ -87,4 +87,19 @@ class KeyGroupsTest
             .hasMessageContaining("java.lang.Long")
             .hasMessageContaining("java.lang.String");
     }
+
+    @Test
+    void thePowerOfTwoShortcutAgreesWithFloorMod()
+    {
+        final Random random = new Random(11);
+        for (int i = 0; i < 100_000; i++)
+        {
+            final int hash = random.nextInt();
+            for (final int max : new int[] {1, 2, 64, 128, 1 << 15})
+            {
+                assertThat(KeyGroups.keyGroupOfHash(hash, max))
+                    .isEqualTo(Math.floorMod(KeyGroups.murmurMix(hash), max));
+            }
+        }
+    }
 }

@@ -1,0 +1,100 @@
+package io.ringflow.state.codec;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FixedLayoutRecordCodecTest
+{
+    record AllPrimitives(long l, int i, short s, byte b, char c, boolean z, double d, float f)
+    {
+    }
+
+    record PageView(long appId, long timestamp)
+    {
+    }
+
+    record Empty()
+    {
+    }
+
+    record WithString(long id, String name)
+    {
+    }
+
+    @Test
+    void recordsOfPrimitivesGetTheSpunCodecAndOthersTheGeneralOne()
+    {
+        final CodecRegistry registry = CodecRegistry.withBuiltIns();
+        assertThat(registry.codecFor(PageView.class)).isNotInstanceOf(RecordCodec.class);
+        assertThat(registry.codecFor(AllPrimitives.class).getClass().isHidden()).isTrue();
+        assertThat(registry.codecFor(WithString.class)).isInstanceOf(RecordCodec.class);
+    }
+
+    @Test
+    void theSpunCodecWritesExactlyTheBytesOfTheGeneralCodecAndReadsThemBack()
+    {
+        final Codec<AllPrimitives> spun = CodecRegistry.withBuiltIns().codecFor(AllPrimitives.class);
+        final RecordCodec<AllPrimitives> general = RecordCodec.of(AllPrimitives.class);
+        final Random random = new Random(99);
+        final UnsafeBuffer a = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        final UnsafeBuffer b = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        for (int n = 0; n < 1000; n++)
+        {
+            final AllPrimitives value = new AllPrimitives(random.nextLong(), random.nextInt(), (short)random.nextInt(),
+                (byte)random.nextInt(), (char)random.nextInt(), random.nextBoolean(), random.nextDouble(),
+                Float.intBitsToFloat(random.nextInt()));
+            final int length = spun.encode(value, a, 3);
+            assertThat(general.encode(value, b, 3)).isEqualTo(length).isEqualTo(30);
+            for (int i = 0; i < length; i++)
+            {
+                assertThat(a.getByte(3 + i)).as("seed 99, value %d, byte %d", n, i).isEqualTo(b.getByte(3 + i));
+            }
+            final AllPrimitives back = spun.decode(a, 3, length);
+            assertThat(Float.floatToRawIntBits(back.f())).isEqualTo(Float.floatToRawIntBits(value.f()));
+            assertThat(back.l()).isEqualTo(value.l());
+            assertThat(back.z()).isEqualTo(value.z());
+            assertThat(general.decode(a, 3, length)).isEqualTo(back);
+        }
+    }
+
+    @Test
+    void aBufferTooSmallIsRefusedBeforeAnythingIsWritten()
+    {
+        final Codec<PageView> codec = CodecRegistry.withBuiltIns().codecFor(PageView.class);
+        final UnsafeBuffer small = new UnsafeBuffer(new byte[15]);
+        assertThatThrownBy(() -> codec.encode(new PageView(1, 2), small, 0))
+            .isInstanceOf(IndexOutOfBoundsException.class);
+        for (int i = 0; i < 15; i++)
+        {
+            assertThat(small.getByte(i)).isZero();
+        }
+    }
+
+    @Test
+    void corruptInputIsRejected()
+    {
+        final Codec<AllPrimitives> codec = CodecRegistry.withBuiltIns().codecFor(AllPrimitives.class);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final int length = codec.encode(new AllPrimitives(1, 2, (short)3, (byte)4, 'c', true, 1.5, 2.5f), buffer, 0);
+        assertThatThrownBy(() -> codec.decode(buffer, 0, length - 1))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("30 bytes");
+        buffer.putByte(17, (byte)7); // the boolean component: after 8 + 4 + 2 + 1 + 2 bytes
+        assertThatThrownBy(() -> codec.decode(buffer, 0, length))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("boolean");
+    }
+
+    @Test
+    void aRecordWithoutComponentsTakesNoBytes()
+    {
+        final Codec<Empty> codec = CodecRegistry.withBuiltIns().codecFor(Empty.class);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8]);
+        assertThat(codec.encode(new Empty(), buffer, 0)).isZero();
+        assertThat(codec.decode(buffer, 0, 0)).isEqualTo(new Empty());
+    }
+}
