@@ -233,7 +233,8 @@ public class DataStream<T>
     }
 
     /**
-     * Runs the operator that produced this stream in its own task, never fused with its upstream.
+     * Runs the operator that produced this stream in its own task: fused neither with its upstream nor with its
+     * downstream.
      *
      * @return this stream.
      */

@@ -36,7 +36,7 @@ public final class DataStreamSink
         return this;
     }
 
-    /** @return this sink in its own task, never fused with its upstream. */
+    /** @return this sink in its own task, not fused with its upstream. */
     public DataStreamSink disableChaining()
     {
         StreamGraph.setChainable(node, false);

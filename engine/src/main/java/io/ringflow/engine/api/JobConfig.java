@@ -80,7 +80,7 @@ public final class JobConfig
         return publishBatch;
     }
 
-    /** @return slots a task reads from one channel before it moves to the next. */
+    /** @return slots a task reads from one channel before it moves to the next; also records a source emits per cycle. */
     public int readBatch()
     {
         return readBatch;
@@ -199,7 +199,7 @@ public final class JobConfig
             return this;
         }
 
-        /** @param value slots read from one channel per turn (default 256). @return this */
+        /** @param value slots read from one channel per turn, and records a source emits per cycle (default 256). @return this */
         public Builder readBatch(final int value)
         {
             readBatch = value;

@@ -62,6 +62,7 @@ public final class Deployer
     JobExecution deploy(final StreamGraph graph)
     {
         final List<StreamEdge> edges = graph.resolve(config);
+        JvmAccess.check();
         final Map<StreamNode, List<StreamNode>> chains = Chains.compute(graph, config);
         final Map<StreamNode, StreamNode> headOf = new IdentityHashMap<>();
         chains.forEach((head, members) -> members.forEach(member -> headOf.put(member, head)));
@@ -117,6 +118,37 @@ public final class Deployer
             channels.put(edge, grid);
         }
 
+        try
+        {
+            buildTasks(execution, chains, channels, edgeCodecs, signals);
+        }
+        catch (final RuntimeException ex)
+        {
+            for (final RingChannel[][] grid : channels.values())
+            {
+                for (final RingChannel[] row : grid)
+                {
+                    for (final RingChannel channel : row)
+                    {
+                        if (channel != null)
+                        {
+                            channel.release();
+                        }
+                    }
+                }
+            }
+            throw ex;
+        }
+        return execution;
+    }
+
+    private void buildTasks(
+        final JobExecution execution,
+        final Map<StreamNode, List<StreamNode>> chains,
+        final Map<StreamEdge, RingChannel[][]> channels,
+        final Map<StreamEdge, Codec<Object>> edgeCodecs,
+        final Map<StreamNode, ParkingSignal[]> signals)
+    {
         int nextCpu = 0;
         final int[] cpus = cpuList();
         for (final Map.Entry<StreamNode, List<StreamNode>> chainEntry : chains.entrySet())
@@ -132,7 +164,6 @@ public final class Deployer
                 execution.addTask(task, thread, task.writers.length == 0);
             }
         }
-        return execution;
     }
 
     private Task buildTask(
@@ -150,7 +181,15 @@ public final class Deployer
         for (int i = 0; i < members.size(); i++)
         {
             final StreamNode node = members.get(i);
-            chain[i] = node.factory().create(subtask);
+            try
+            {
+                chain[i] = node.factory().create(subtask);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new InvalidJobException("could not create " + node.describe() + " for subtask " + subtask +
+                    ": its function factory threw " + ex, ex);
+            }
             operators.put(node, chain[i]);
         }
 
@@ -247,7 +286,9 @@ public final class Deployer
         catch (final MissingCodecException ex)
         {
             throw new InvalidJobException("records of type " + type.getName() + " from " + source.describe() +
-                " cross a channel to " + edge.target().describe() + " but have no codec: " + ex.getMessage(), ex);
+                " cross a channel to " + edge.target().describe() + " but have no codec. Make the type a Java " +
+                "record, or register a codec with JobEnvironment.registerCodec(" + type.getSimpleName() +
+                ".class, codec) before execute(). (" + ex.getMessage() + ")", ex);
         }
     }
 

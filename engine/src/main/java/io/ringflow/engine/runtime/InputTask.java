@@ -26,6 +26,9 @@ final class InputTask extends Task
     private final ParkingSignal signal;
     private final BooleanSupplier hasInput = this::hasInput;
     private int ended;
+    private long newestBarrier;
+    private int newestBarrierType;
+    private long newestBarrierTimestamp;
 
     InputTask(
         final JobExecution execution,
@@ -98,6 +101,12 @@ final class InputTask extends Task
 
     void onBarrier(final InputChannel channel, final long checkpointId, final int barrierType, final long timestamp)
     {
+        if (checkpointId > newestBarrier)
+        {
+            newestBarrier = checkpointId;
+            newestBarrierType = barrierType;
+            newestBarrierTimestamp = timestamp;
+        }
         channel.lastBarrier = Math.max(channel.lastBarrier, checkpointId);
         forwardIfAllDelivered(checkpointId, barrierType, timestamp);
     }
@@ -106,15 +115,10 @@ final class InputTask extends Task
     {
         channel.ended = true;
         ended++;
-        // A barrier may have been waiting only for this channel.
-        long pending = 0;
-        for (final InputChannel input : inputs)
+        // The newest barrier may have been waiting only for this channel.
+        if (ended < inputs.length && newestBarrier > lastForwardedBarrier())
         {
-            pending = Math.max(pending, input.lastBarrier);
-        }
-        if (ended < inputs.length && pending > lastForwardedBarrier())
-        {
-            forwardIfAllDelivered(pending, SourceTask.BARRIER_CHECKPOINT, System.currentTimeMillis());
+            forwardIfAllDelivered(newestBarrier, newestBarrierType, newestBarrierTimestamp);
         }
     }
 

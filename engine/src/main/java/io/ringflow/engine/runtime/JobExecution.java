@@ -26,8 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Thread contract: built and started by the submitting thread; afterwards every method may be called from any
  * thread. The first failure wins: it stops every task (a volatile flag each task reads once per work cycle and while
- * waiting on a full ring), and later failures are ignored. The termination future completes after the last task
- * thread has run its {@code finally} block, so when it completes no Ringflow thread of this job is left.
+ * waiting on a full ring), and later failures, or failures after a cancel, are consequences and are ignored. A
+ * monitor thread joins every task thread, frees the channels, then completes the termination future: when it
+ * completes, no task thread of this job is alive. The final status is FAILED if a failure was reported, FINISHED if
+ * every task reached the end of its input, CANCELED otherwise.
  */
 public final class JobExecution implements JobHandle
 {
@@ -38,12 +40,11 @@ public final class JobExecution implements JobHandle
     private final List<Thread> threads = new ArrayList<>();
     private final List<RingChannel> channels = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final AtomicInteger liveTasks = new AtomicInteger();
+    private final AtomicInteger finishedTasks = new AtomicInteger();
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
     private final AtomicLong requestedBarrier = new AtomicLong();
     private final Map<Long, AtomicInteger> barrierArrivalsAtSinks = new ConcurrentHashMap<>();
     private volatile boolean stopping;
-    private volatile boolean cancelled;
     private volatile JobStatus status = JobStatus.RUNNING;
     private int sinkTasks;
 
@@ -69,13 +70,52 @@ public final class JobExecution implements JobHandle
 
     void start()
     {
-        liveTasks.set(threads.size());
         LOG.log(Level.DEBUG, () -> "starting job '" + jobName + "' with " + threads.size() + " task threads and " +
             channels.size() + " channels");
         for (final Thread thread : threads)
         {
             thread.start();
         }
+        // Completes the termination future once every task thread has really ended (joined, not just finishing).
+        final Thread monitor = new Thread(this::awaitTasksThenTerminate, "ringflow-monitor-" + jobName);
+        monitor.setDaemon(true);
+        monitor.start();
+    }
+
+    private void awaitTasksThenTerminate()
+    {
+        for (final Thread thread : threads)
+        {
+            boolean joined = false;
+            while (!joined)
+            {
+                try
+                {
+                    thread.join();
+                    joined = true;
+                }
+                catch (final InterruptedException ignored)
+                {
+                    // the monitor is never interrupted on purpose; keep waiting for the task thread
+                }
+            }
+        }
+        for (final RingChannel channel : channels)
+        {
+            try
+            {
+                channel.release();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(Level.WARNING, "could not free the slots of channel " + channel.name(), ex);
+            }
+        }
+        final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
+            finishedTasks.get() == tasks.size() ? JobStatus.FINISHED : JobStatus.CANCELED;
+        status = finalStatus;
+        LOG.log(Level.DEBUG, () -> "job '" + jobName + "' terminated: " + finalStatus);
+        termination.complete(finalStatus);
     }
 
     @Override
@@ -127,7 +167,7 @@ public final class JobExecution implements JobHandle
     {
         if (!termination.isDone() && !stopping)
         {
-            cancelled = true;
+            LOG.log(Level.DEBUG, () -> "cancelling job '" + jobName + "'");
             stop();
         }
     }
@@ -231,26 +271,9 @@ public final class JobExecution implements JobHandle
         }
     }
 
-    void taskTerminated(final Task task)
+    void taskFinished(final Task task)
     {
-        if (liveTasks.decrementAndGet() == 0)
-        {
-            for (final RingChannel channel : channels)
-            {
-                try
-                {
-                    channel.release();
-                }
-                catch (final RuntimeException ex)
-                {
-                    LOG.log(Level.WARNING, "could not free the slots of channel " + channel.name(), ex);
-                }
-            }
-            final JobStatus finalStatus = cancelled ? JobStatus.CANCELED :
-                failure.get() != null ? JobStatus.FAILED : JobStatus.FINISHED;
-            status = finalStatus;
-            termination.complete(finalStatus);
-        }
+        finishedTasks.incrementAndGet();
     }
 
     private void stop()

@@ -96,7 +96,10 @@ abstract class Task implements Runnable, BackPressure
         finally
         {
             closeOperators(failure);
-            execution.taskTerminated(this);
+            if (finished && failure == null)
+            {
+                execution.taskFinished(this);
+            }
         }
     }
 

@@ -253,4 +253,26 @@ class ValidationTest
             .hasMessageContaining("'unkeyed'")
             .hasMessageContaining("keyBy");
     }
+
+    @Test
+    void aFunctionFactoryThatThrowsIsReportedAtSubmissionNamingTheOperator()
+    {
+        final JobEnvironment env = JobEnvironment.create();
+        final int[] calls = {0};
+        env.fromSource(numbers(10), "numbers").keyBy(n -> n)
+            .process(() ->
+            {
+                if (calls[0]++ > 0)
+                {
+                    throw new IllegalStateException("factory broke");
+                }
+                return new CountingFunction();
+            }).name("fragile")
+            .sinkTo(new DiscardSink<>());
+        assertThatThrownBy(() -> env.execute("fragile-factory"))
+            .isInstanceOf(InvalidJobException.class)
+            .hasMessageContaining("operator 'fragile'")
+            .hasRootCauseMessage("factory broke");
+        assertThat(TestJobs.liveThreadsOf("fragile-factory")).isEmpty();
+    }
 }
