@@ -12,19 +12,19 @@ import com.lmax.disruptor.Sequence;
  * short of the
  * poll's limit, so an idle poll costs one volatile read.
  */
-public final class ChannelReader
+public final class ChannelReader extends ReaderRhsPadding
 {
     private final RingChannel channel;
     private final RingBuffer<Slot> ring;
     private final Sequence consumed;
-    private long nextSequence = RingBuffer.INITIAL_CURSOR_VALUE + 1;
-    private long availableCache = RingBuffer.INITIAL_CURSOR_VALUE;
 
     ChannelReader(final RingChannel channel, final RingBuffer<Slot> ring, final Sequence consumed)
     {
         this.channel = channel;
         this.ring = ring;
         this.consumed = consumed;
+        this.nextSequence = RingBuffer.INITIAL_CURSOR_VALUE + 1;
+        this.availableCache = RingBuffer.INITIAL_CURSOR_VALUE;
     }
 
     /**

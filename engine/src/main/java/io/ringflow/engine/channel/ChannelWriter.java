@@ -19,18 +19,13 @@ import java.lang.invoke.VarHandle;
  * <p>Steady state allocates nothing: slots are preallocated, {@link InsufficientCapacityException} is the
  * Disruptor's stackless singleton.
  */
-public final class ChannelWriter
+public final class ChannelWriter extends WriterRhsPadding
 {
     private final RingChannel channel;
     private final RingBuffer<Slot> ring;
     private final int publishBatch;
     private final ParkingSignal consumerWakeup;
     private BackPressure backPressure = channel -> Thread.onSpinWait();
-    private long lastClaimed = RingBuffer.INITIAL_CURSOR_VALUE;
-    private long lastPublished = RingBuffer.INITIAL_CURSOR_VALUE;
-    /** A claimed slot whose write failed (record too large): reused by the next write, never published as is. */
-    private long spareSequence = RingBuffer.INITIAL_CURSOR_VALUE;
-    private long recordsWritten;
 
     ChannelWriter(
         final RingChannel channel, final RingBuffer<Slot> ring, final int publishBatch, final ParkingSignal wakeup)
@@ -39,6 +34,9 @@ public final class ChannelWriter
         this.ring = ring;
         this.publishBatch = publishBatch;
         this.consumerWakeup = wakeup;
+        this.lastClaimed = RingBuffer.INITIAL_CURSOR_VALUE;
+        this.lastPublished = RingBuffer.INITIAL_CURSOR_VALUE;
+        this.spareSequence = RingBuffer.INITIAL_CURSOR_VALUE;
     }
 
     /**
