@@ -31,6 +31,8 @@ import java.util.Map;
  */
 public final class Deployer
 {
+    private static final System.Logger LOG = System.getLogger(Deployer.class.getName());
+
     private final String jobName;
     private final JobConfig config;
     private final CodecRegistry codecs;
@@ -55,8 +57,22 @@ public final class Deployer
     public JobExecution deployAndStart(final StreamGraph graph)
     {
         final JobExecution execution = deploy(graph);
+        warnIfSpinningThreadsOutnumberCores(execution.threadNames().size());
         execution.start();
         return execution;
+    }
+
+    private void warnIfSpinningThreadsOutnumberCores(final int taskThreads)
+    {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final IdleStrategyKind idle = config.idleStrategy();
+        if ((idle == IdleStrategyKind.BUSY_SPIN || idle == IdleStrategyKind.YIELD) && taskThreads >= cores)
+        {
+            LOG.log(System.Logger.Level.WARNING, () -> "job '" + jobName + "' runs " + taskThreads +
+                " task threads that never sleep (" + idle + ") on " + cores + " cores, leaving none for the JVM and" +
+                " the OS: throughput and tail latency will collapse whenever a spinning thread is descheduled." +
+                " Use BACKOFF or BLOCK, or fewer task threads than cores");
+        }
     }
 
     JobExecution deploy(final StreamGraph graph)
