@@ -1,0 +1,840 @@
+package io.ringflow.engine.checkpoint;
+
+import io.ringflow.engine.checkpoint.RecordingController.Call;
+import io.ringflow.engine.checkpoint.RecordingController.Name;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Seeded random runs of a simulated task against a reference model of the protocol's invariants.
+ *
+ * <p>Each case draws 1 to 8 channels, one of the four option sets, up to six checkpoints (some of them savepoints,
+ * some declined by the task) and, per channel, records with barriers in increasing order (a channel may skip a
+ * checkpoint) and usually END_OF_INPUT. The simulated task then reads the channels in a random order, never a
+ * blocked one, recording what it reads while the handler says so; between reads its clock moves, it checks the
+ * alignment timeout, and the coordinator aborts random checkpoints. At the end the task closes the handler.
+ *
+ * <p>The model knows only which barriers arrived, which channels ended, and what the controller was told; it checks,
+ * at every controller call and after every event:
+ * <ul>
+ *   <li>exactly-once: no record of a channel is read after that channel's barrier n and before snapshot n;</li>
+ *   <li>a snapshot of n happens at most once, only for the newest checkpoint, never after n was aborted; aligned
+ *       only once every channel delivered n or ended, unaligned only on n's first barrier or after the alignment
+ *       timed out; forward n follows every snapshot taken at once;</li>
+ *   <li>unaligned: the records recorded for n on channel c are exactly those read from c after snapshot n and
+ *       before c's barrier n (or its END_OF_INPUT);</li>
+ *   <li>at-least-once never blocks; blocked and recorded channels are exactly what the model expects, and the
+ *       handler's queries agree with the calls;</li>
+ *   <li>every checkpoint started is finished exactly once: completed, or aborted with the right reason (subsumed
+ *       ones by the newer barrier or abort that subsumed them); only the newest may be unfinished, and it finishes
+ *       as soon as every channel delivered its barrier or ended.</li>
+ * </ul>
+ * Failures name the seed, the case and its own seed, followed by the last events.
+ */
+class BarrierHandlerRandomizedTest
+{
+    private static final int CASES_PER_SEED = 3_000;
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1L, 42L, 20261130L})
+    void everyGeneratedInterleavingKeepsTheInvariants(final long seed)
+    {
+        final Map<Outcome, Integer> coverage = new EnumMap<>(Outcome.class);
+        final Random cases = new Random(seed);
+        for (int i = 0; i < CASES_PER_SEED; i++)
+        {
+            new Simulation(seed, i, cases.nextLong(), coverage).run();
+        }
+        // the generator must reach every transition, or the checks above prove little
+        for (final Outcome outcome : Outcome.values())
+        {
+            assertThat(coverage.getOrDefault(outcome, 0))
+                .as("seed %d: cases that reached %s, out of %d; coverage %s", seed, outcome, CASES_PER_SEED, coverage)
+                .isPositive();
+        }
+    }
+
+    /** The options of a case. */
+    private enum Setup
+    {
+        ALIGNED, UNALIGNED, ALIGNED_WITH_TIMEOUT, AT_LEAST_ONCE
+    }
+
+    /** What the simulated task does. */
+    private enum Action
+    {
+        RECORD, BARRIER, END_OF_INPUT, TIMEOUT, COORDINATOR_ABORT, CLOSE
+    }
+
+    /** Transitions the runs must reach. */
+    private enum Outcome
+    {
+        ALIGNED_COMPLETED,
+        UNALIGNED_COMPLETED_WITH_CHANNEL_STATE,
+        SWITCHED_BY_TIMEOUT,
+        AT_LEAST_ONCE_COMPLETED,
+        SAVEPOINT_COMPLETED,
+        COMPLETED_ON_END_OF_INPUT,
+        SUBSUMED,
+        DECLINED,
+        ABORTED_BY_COORDINATOR,
+        ABORTED_ON_CLOSE
+    }
+
+    /**
+     * One slot of a generated channel.
+     *
+     * @param kind         RECORD, BARRIER or END_OF_INPUT.
+     * @param checkpointId a barrier's checkpoint.
+     * @param record       a record's value.
+     */
+    private record Item(Action kind, long checkpointId, String record)
+    {
+    }
+
+    private static final class Simulation
+    {
+        private static final int TRACE_TAIL = 60;
+
+        private final String where;
+        private final Random random;
+        private final Map<Outcome, Integer> coverage;
+        private final int channels;
+        private final Setup setup;
+        private final long timeoutNanos;
+        private final int checkpoints;
+        private final CheckpointBarrier.Kind[] kinds;
+        private final List<List<Item>> inputs = new ArrayList<>();
+        private final int[] positions;
+        private final ManualNanoClock clock = new ManualNanoClock(1_000_000);
+        private final RecordingController controller;
+        private final BarrierHandler handler;
+        private final List<String> trace = new ArrayList<>();
+
+        // The reference model, indexed by checkpoint id (1..checkpoints + 1) or by channel.
+        private final boolean[] ended;
+        private final long[] deliveredBy;
+        private final long[] firstArrival;
+        private final boolean[] started;
+        private final boolean[] snapshotTaken;
+        private final boolean[] snapshotDeclined;
+        private final boolean[] unalignedSnapshot;
+        private final boolean[] forwarded;
+        private final boolean[] aborted;
+        private final boolean[] completed;
+        private final AbortReason[] abortReasons;
+        /** Per (checkpoint, channel): records read after an unaligned snapshot and before the channel's barrier. */
+        private final List<List<String>> inFlight = new ArrayList<>();
+        private final boolean[] inFlightOpen;
+        /** Per (checkpoint, channel): records the task recorded because the handler said so. */
+        private final List<List<String>> recorded = new ArrayList<>();
+        private long newestSeen;
+
+        // The event being run, for judging the calls it causes.
+        private Action action;
+        private int actionChannel;
+        private long actionCheckpointId;
+        private boolean actionStartedCheckpoint;
+        private final List<Call> actionCalls = new ArrayList<>();
+
+        Simulation(final long seed, final int caseIndex, final long caseSeed, final Map<Outcome, Integer> coverage)
+        {
+            this.random = new Random(caseSeed);
+            this.coverage = coverage;
+            this.channels = 1 + random.nextInt(8);
+            this.setup = Setup.values()[random.nextInt(Setup.values().length)];
+            this.timeoutNanos = 1 + random.nextInt(40);
+            this.checkpoints = 1 + random.nextInt(6);
+            final int ids = checkpoints + 2;
+            this.kinds = new CheckpointBarrier.Kind[ids];
+            final List<Long> declines = new ArrayList<>();
+            for (int id = 1; id < ids; id++)
+            {
+                kinds[id] = random.nextInt(5) == 0
+                    ? CheckpointBarrier.Kind.SAVEPOINT
+                    : CheckpointBarrier.Kind.CHECKPOINT;
+                if (random.nextInt(12) == 0)
+                {
+                    declines.add((long)id);
+                }
+            }
+            int recordNumber = 0;
+            for (int channel = 0; channel < channels; channel++)
+            {
+                final List<Item> items = new ArrayList<>();
+                for (int id = 1; id <= checkpoints; id++)
+                {
+                    recordNumber = addRecords(items, channel, recordNumber);
+                    if (random.nextInt(100) < 85)
+                    {
+                        items.add(new Item(Action.BARRIER, id, null));
+                    }
+                }
+                recordNumber = addRecords(items, channel, recordNumber);
+                if (random.nextInt(10) != 0)
+                {
+                    items.add(new Item(Action.END_OF_INPUT, -1, null));
+                }
+                inputs.add(items);
+            }
+            this.positions = new int[channels];
+            this.ended = new boolean[channels];
+            this.deliveredBy = new long[ids];
+            this.firstArrival = new long[ids];
+            this.started = new boolean[ids];
+            this.snapshotTaken = new boolean[ids];
+            this.snapshotDeclined = new boolean[ids];
+            this.unalignedSnapshot = new boolean[ids];
+            this.forwarded = new boolean[ids];
+            this.aborted = new boolean[ids];
+            this.completed = new boolean[ids];
+            this.abortReasons = new AbortReason[ids];
+            this.inFlightOpen = new boolean[ids * channels];
+            for (int i = 0; i < ids * channels; i++)
+            {
+                inFlight.add(new ArrayList<>());
+                recorded.add(new ArrayList<>());
+            }
+
+            final StringBuilder kindList = new StringBuilder();
+            for (int id = 1; id <= checkpoints; id++)
+            {
+                kindList.append(id == 1 ? "" : ", ").append(id)
+                    .append(kinds[id] == CheckpointBarrier.Kind.SAVEPOINT ? " savepoint" : "");
+            }
+            this.where = "seed " + seed + ", case " + caseIndex + " (case seed " + caseSeed + "): " + channels +
+                " channels, " + setup + (setup == Setup.ALIGNED_WITH_TIMEOUT ? " after " + timeoutNanos + " ns" : "") +
+                ", checkpoints [" + kindList + "], declined " + declines;
+
+            this.controller = new RecordingController(this::onCall);
+            for (final long id : declines)
+            {
+                controller.decline(id);
+            }
+            this.handler = new BarrierHandler(channels, options(), controller, clock);
+        }
+
+        private BarrierHandlerOptions options()
+        {
+            return switch (setup)
+            {
+                case ALIGNED -> BarrierHandlerOptions.aligned();
+                case UNALIGNED -> BarrierHandlerOptions.unalignedCheckpoints();
+                case ALIGNED_WITH_TIMEOUT ->
+                    new BarrierHandlerOptions(CheckpointingMode.EXACTLY_ONCE, true, timeoutNanos);
+                case AT_LEAST_ONCE -> BarrierHandlerOptions.atLeastOnce();
+            };
+        }
+
+        private int addRecords(final List<Item> items, final int channel, final int firstNumber)
+        {
+            final int count = random.nextInt(6);
+            for (int i = 0; i < count; i++)
+            {
+                items.add(new Item(Action.RECORD, -1, "c" + channel + "r" + (firstNumber + i)));
+            }
+            return firstNumber + count;
+        }
+
+        void run()
+        {
+            try
+            {
+                int budget = 100;
+                for (final List<Item> items : inputs)
+                {
+                    budget += 3 * items.size();
+                }
+                while (budget-- > 0 && !allConsumed())
+                {
+                    final int readable = pickReadableChannel();
+                    final int dice = random.nextInt(100);
+                    if (dice < 6)
+                    {
+                        checkTimeout(random.nextInt((int)(2 * timeoutNanos + 2)));
+                    }
+                    else if (dice < 8)
+                    {
+                        coordinatorAbort(1 + random.nextInt(checkpoints + 1));
+                    }
+                    else if (readable >= 0)
+                    {
+                        readNext(readable);
+                    }
+                    else if (random.nextBoolean())
+                    {
+                        // stuck: the channels left are blocked, waiting for a channel that ran dry before its barrier
+                        checkTimeout(2 * timeoutNanos + 1);
+                    }
+                    else
+                    {
+                        coordinatorAbort(Math.max(1, newestSeen));
+                    }
+                }
+                close();
+            }
+            catch (final AssertionError ex)
+            {
+                if (ex.getMessage() != null && ex.getMessage().startsWith(where))
+                {
+                    throw ex;
+                }
+                // the stub's own contract checks: add the case and the trace
+                throw new AssertionError(describe(String.valueOf(ex.getMessage())), ex);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new AssertionError(describe("the handler threw " + ex), ex);
+            }
+        }
+
+        private boolean allConsumed()
+        {
+            for (int channel = 0; channel < channels; channel++)
+            {
+                if (positions[channel] < inputs.get(channel).size())
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private int pickReadableChannel()
+        {
+            final int[] readable = new int[channels];
+            int count = 0;
+            for (int channel = 0; channel < channels; channel++)
+            {
+                if (positions[channel] < inputs.get(channel).size() && !handler.isBlocked(channel))
+                {
+                    readable[count++] = channel;
+                }
+            }
+            return count == 0 ? -1 : readable[random.nextInt(count)];
+        }
+
+        private void readNext(final int channel)
+        {
+            final Item item = inputs.get(channel).get(positions[channel]++);
+            clock.advance(random.nextInt(4));
+            switch (item.kind())
+            {
+                case RECORD -> readRecord(channel, item.record());
+                case BARRIER -> barrier(channel, item.checkpointId());
+                case END_OF_INPUT -> endOfInput(channel);
+                default -> throw new IllegalStateException("not an item: " + item);
+            }
+        }
+
+        // ---------------------------------------------------------------------------------------------------------
+        // Events
+
+        private void readRecord(final int channel, final String record)
+        {
+            trace.add("read " + record + " from channel " + channel);
+            if (setup != Setup.AT_LEAST_ONCE)
+            {
+                for (int id = 1; id < started.length; id++)
+                {
+                    final int checkpoint = id;
+                    require(!(aligning(id) && has(deliveredBy[id], channel)), () -> "read " + record +
+                        " from channel " + channel + " after its barrier " + checkpoint + " and before snapshot " +
+                        checkpoint);
+                }
+            }
+            for (int id = 1; id < started.length; id++)
+            {
+                if (inFlightOpen[index(id, channel)])
+                {
+                    inFlight.get(index(id, channel)).add(record);
+                }
+            }
+            if (handler.isRecording(channel))
+            {
+                final long id = controller.recordingCheckpoint(channel);
+                require(id > 0, () -> "isRecording(" + channel + ") but no startRecordingChannel for it");
+                recorded.get(index(id, channel)).add(record);
+            }
+        }
+
+        private void barrier(final int channel, final long id)
+        {
+            final long newestBefore = newestSeen;
+            final long pendingBefore = pending();
+            begin(Action.BARRIER, channel, id);
+            trace.add("barrier " + id + " on channel " + channel);
+            if (id > newestSeen)
+            {
+                started[(int)id] = true;
+                firstArrival[(int)id] = clock.nanoTime();
+                newestSeen = id;
+                actionStartedCheckpoint = true;
+            }
+            deliveredBy[(int)id] |= 1L << channel;
+            for (int older = 1; older <= id; older++)
+            {
+                inFlightOpen[index(older, channel)] = false;
+            }
+            handler.barrierReceived(channel, new CheckpointBarrier(id, id * 1000, kinds[(int)id]));
+            end();
+            if (id < newestBefore || (id == newestBefore && id != pendingBefore))
+            {
+                require(actionCalls.isEmpty(), () -> "a barrier of finished or subsumed checkpoint " + id +
+                    " was not ignored");
+            }
+            if (actionStartedCheckpoint && setup == Setup.UNALIGNED &&
+                kinds[(int)id] == CheckpointBarrier.Kind.CHECKPOINT)
+            {
+                require(snapshotTaken[(int)id] || snapshotDeclined[(int)id],
+                    () -> "the first barrier of unaligned checkpoint " + id + " did not snapshot it");
+            }
+        }
+
+        private void endOfInput(final int channel)
+        {
+            begin(Action.END_OF_INPUT, channel, -1);
+            trace.add("END_OF_INPUT on channel " + channel);
+            ended[channel] = true;
+            for (int id = 1; id < started.length; id++)
+            {
+                inFlightOpen[index(id, channel)] = false;
+            }
+            handler.endOfInput(channel);
+            end();
+            for (final Call call : actionCalls)
+            {
+                if (call.name() == Name.ALL_BARRIERS_RECEIVED)
+                {
+                    count(Outcome.COMPLETED_ON_END_OF_INPUT);
+                }
+            }
+        }
+
+        private void checkTimeout(final long advance)
+        {
+            clock.advance(advance);
+            final long now = clock.nanoTime();
+            final long pending = pending();
+            final boolean due = setup == Setup.ALIGNED_WITH_TIMEOUT && pending > 0 && aligning(pending) &&
+                kinds[(int)pending] == CheckpointBarrier.Kind.CHECKPOINT &&
+                now - firstArrival[(int)pending] > timeoutNanos;
+            begin(Action.TIMEOUT, -1, -1);
+            trace.add("check timeout at " + now);
+            final boolean switched = handler.checkTimeout(now);
+            end();
+            require(switched == due, () -> "checkTimeout returned " + switched + ", but the alignment of " + pending +
+                (due ? " was" : " was not") + " overdue");
+            if (due)
+            {
+                final int overdue = (int)pending;
+                require(snapshotTaken[overdue] && unalignedSnapshot[overdue] || snapshotDeclined[overdue],
+                    () -> "the overdue alignment of " + overdue + " did not switch to unaligned");
+                count(Outcome.SWITCHED_BY_TIMEOUT);
+            }
+            else
+            {
+                require(actionCalls.isEmpty(), () -> "checkTimeout acted without an overdue alignment");
+            }
+        }
+
+        private void coordinatorAbort(final long id)
+        {
+            begin(Action.COORDINATOR_ABORT, -1, id);
+            trace.add("the coordinator aborts " + id);
+            newestSeen = Math.max(newestSeen, id);
+            handler.checkpointAborted(id);
+            end();
+            for (int older = 1; older <= id; older++)
+            {
+                final int checkpoint = older;
+                require(!started[older] || completed[older] || aborted[older],
+                    () -> "checkpoint " + checkpoint + " is still in progress after the coordinator aborted " + id);
+            }
+        }
+
+        private void close()
+        {
+            begin(Action.CLOSE, -1, -1);
+            trace.add("close");
+            handler.close();
+            end();
+            for (int id = 1; id < started.length; id++)
+            {
+                final int checkpoint = id;
+                require(!started[id] || completed[id] != aborted[id],
+                    () -> "checkpoint " + checkpoint + " was neither completed nor aborted, or both");
+                require(forwarded[id] == snapshotTaken[id],
+                    () -> "checkpoint " + checkpoint + " was snapshot but not forwarded, or the reverse");
+                require(!completed[id] || snapshotTaken[id],
+                    () -> "checkpoint " + checkpoint + " completed without a snapshot");
+            }
+            require(handler.blockedChannels() == 0 && handler.recordingChannels() == 0,
+                () -> "channels still blocked or recorded after close");
+        }
+
+        // ---------------------------------------------------------------------------------------------------------
+        // Judging each controller call, with the model as it is just before the call
+
+        private void onCall(final Call call)
+        {
+            trace.add("    " + call);
+            actionCalls.add(call);
+            final long id = call.checkpointId();
+            final int channel = call.channel();
+            switch (call.name())
+            {
+                case BLOCK ->
+                {
+                    require(setup != Setup.AT_LEAST_ONCE, () -> "at-least-once blocked channel " + channel);
+                    require(action == Action.BARRIER && actionChannel == channel,
+                        () -> "blocked channel " + channel + ", which did not just deliver a barrier");
+                }
+                case UNBLOCK_ALL ->
+                {
+                    // the stub checks that something was blocked
+                }
+                case SNAPSHOT -> onSnapshot(call);
+                case FORWARD ->
+                {
+                    final Call previous = actionCalls.size() < 2 ? null : actionCalls.get(actionCalls.size() - 2);
+                    require(previous != null && previous.name() == Name.SNAPSHOT && previous.checkpointId() == id &&
+                        !previous.declined() && previous.unaligned() == call.unaligned(),
+                        () -> "forward of " + id + " not right after its snapshot");
+                    require(!forwarded[(int)id], () -> "second forward of " + id);
+                    forwarded[(int)id] = true;
+                }
+                case START_RECORDING ->
+                {
+                    require(snapshotTaken[(int)id] && unalignedSnapshot[(int)id] && forwarded[(int)id],
+                        () -> "recording for " + id + " without its unaligned snapshot forwarded");
+                    require(!aborted[(int)id] && !completed[(int)id], () -> "recording for finished " + id);
+                    require(!ended[channel] && !has(deliveredBy[(int)id], channel),
+                        () -> "recording channel " + channel + ", which has ended or delivered barrier " + id);
+                }
+                case STOP_RECORDING ->
+                {
+                    // the stub checks that the channel was recorded for this checkpoint; end() checks why it stops
+                }
+                case ABORT -> onAbort(call);
+                case ALL_BARRIERS_RECEIVED -> onAllBarriersReceived(call);
+                default -> throw new IllegalStateException("unknown call " + call);
+            }
+        }
+
+        private void onSnapshot(final Call call)
+        {
+            final int id = (int)call.checkpointId();
+            require(started[id], () -> "snapshot of " + id + ", which never started");
+            require(id == newestSeen, () -> "snapshot of " + id + " while the newest checkpoint is " + newestSeen);
+            require(!snapshotTaken[id] && !snapshotDeclined[id], () -> "second snapshot of " + id);
+            require(!aborted[id], () -> "snapshot of " + id + " after it was aborted");
+            require(!completed[id], () -> "snapshot of " + id + " after it completed");
+            if (call.unaligned())
+            {
+                require(setup == Setup.UNALIGNED || setup == Setup.ALIGNED_WITH_TIMEOUT,
+                    () -> "unaligned snapshot of " + id + " with " + setup);
+                require(kinds[id] == CheckpointBarrier.Kind.CHECKPOINT, () -> "unaligned snapshot of savepoint " + id);
+                if (setup == Setup.UNALIGNED)
+                {
+                    require(action == Action.BARRIER && actionStartedCheckpoint && actionCheckpointId == id,
+                        () -> "unaligned snapshot of " + id + " not on its first barrier");
+                }
+                else
+                {
+                    require(action == Action.TIMEOUT && clock.nanoTime() - firstArrival[id] > timeoutNanos,
+                        () -> "snapshot of " + id + " switched to unaligned before its alignment timed out");
+                }
+            }
+            else
+            {
+                require(setup != Setup.UNALIGNED || kinds[id] == CheckpointBarrier.Kind.SAVEPOINT,
+                    () -> "aligned snapshot of unaligned checkpoint " + id);
+                require(allDeliveredOrEnded(id),
+                    () -> "aligned snapshot of " + id + " before every channel delivered its barrier or ended");
+            }
+            if (call.declined())
+            {
+                snapshotDeclined[id] = true;
+                return;
+            }
+            snapshotTaken[id] = true;
+            unalignedSnapshot[id] = call.unaligned();
+            if (call.unaligned())
+            {
+                for (int channel = 0; channel < channels; channel++)
+                {
+                    if (!ended[channel] && !has(deliveredBy[id], channel))
+                    {
+                        inFlightOpen[index(id, channel)] = true;
+                    }
+                }
+            }
+        }
+
+        private void onAbort(final Call call)
+        {
+            final int id = (int)call.checkpointId();
+            final AbortReason reason = call.reason();
+            require(started[id], () -> "abort of " + id + ", which never started");
+            require(!aborted[id], () -> "second abort of " + id);
+            require(!completed[id], () -> "abort of " + id + " after it completed");
+            require(controller.blocked() == 0, () -> "abort of " + id + " with channels still blocked");
+            for (int channel = 0; channel < channels; channel++)
+            {
+                final int c = channel;
+                require(controller.recordingCheckpoint(channel) != id,
+                    () -> "abort of " + id + " while channel " + c + " is still recorded for it");
+            }
+            final boolean justified = switch (reason)
+            {
+                case SUBSUMED -> (action == Action.BARRIER || action == Action.COORDINATOR_ABORT) &&
+                    actionCheckpointId > id;
+                case DECLINED -> snapshotDeclined[id] && actionCalls.stream().anyMatch(
+                    c -> c.name() == Name.SNAPSHOT && c.checkpointId() == id && c.declined());
+                case ABORTED_BY_COORDINATOR -> action == Action.COORDINATOR_ABORT && actionCheckpointId == id;
+                case TASK_CLOSING -> action == Action.CLOSE;
+            };
+            require(justified, () -> "abort of " + id + " as " + reason + " on " + action);
+            aborted[id] = true;
+            abortReasons[id] = reason;
+            count(switch (reason)
+            {
+                case SUBSUMED -> Outcome.SUBSUMED;
+                case DECLINED -> Outcome.DECLINED;
+                case ABORTED_BY_COORDINATOR -> Outcome.ABORTED_BY_COORDINATOR;
+                case TASK_CLOSING -> Outcome.ABORTED_ON_CLOSE;
+            });
+        }
+
+        private void onAllBarriersReceived(final Call call)
+        {
+            final int id = (int)call.checkpointId();
+            final CheckpointAlignment alignment = call.alignment();
+            require(snapshotTaken[id] && forwarded[id], () -> "all barriers of " + id + " without its snapshot " +
+                "taken and forwarded");
+            require(!aborted[id] && !completed[id], () -> "all barriers of " + id + ", which was already finished");
+            require(allDeliveredOrEnded(id), () -> "all barriers of " + id + " before every channel delivered it");
+            require(controller.blocked() == 0, () -> "all barriers of " + id + " with channels still blocked");
+            for (int channel = 0; channel < channels; channel++)
+            {
+                final int c = channel;
+                require(controller.recordingCheckpoint(channel) != id,
+                    () -> "all barriers of " + id + " while channel " + c + " is still recorded");
+            }
+            require(alignment.unaligned() == unalignedSnapshot[id], () -> "alignment " + alignment +
+                " disagrees with the snapshot");
+            require(alignment.firstBarrierNanos() == firstArrival[id] &&
+                alignment.firstBarrierNanos() <= alignment.snapshotNanos() &&
+                alignment.snapshotNanos() <= alignment.lastBarrierNanos() &&
+                alignment.lastBarrierNanos() == clock.nanoTime() &&
+                (alignment.unaligned() || alignment.snapshotNanos() == alignment.lastBarrierNanos()),
+                () -> "alignment " + alignment + " with the first barrier at " + firstArrival[id] + " and now " +
+                    clock.nanoTime());
+            boolean channelState = false;
+            if (alignment.unaligned())
+            {
+                for (int channel = 0; channel < channels; channel++)
+                {
+                    final List<String> expected = inFlight.get(index(id, channel));
+                    final List<String> actual = recorded.get(index(id, channel));
+                    final int c = channel;
+                    require(actual.equals(expected), () -> "recorded for checkpoint " + id + " on channel " + c +
+                        ": " + actual + ", but in flight across its cut: " + expected);
+                    channelState |= !actual.isEmpty();
+                }
+            }
+            completed[id] = true;
+            if (setup == Setup.AT_LEAST_ONCE)
+            {
+                count(Outcome.AT_LEAST_ONCE_COMPLETED);
+            }
+            else if (alignment.unaligned())
+            {
+                if (channelState)
+                {
+                    count(Outcome.UNALIGNED_COMPLETED_WITH_CHANNEL_STATE);
+                }
+            }
+            else
+            {
+                count(Outcome.ALIGNED_COMPLETED);
+            }
+            if (kinds[id] == CheckpointBarrier.Kind.SAVEPOINT)
+            {
+                count(Outcome.SAVEPOINT_COMPLETED);
+            }
+        }
+
+        // ---------------------------------------------------------------------------------------------------------
+        // Checks after each event
+
+        private void begin(final Action next, final int channel, final long checkpointId)
+        {
+            action = next;
+            actionChannel = channel;
+            actionCheckpointId = checkpointId;
+            actionStartedCheckpoint = false;
+            actionCalls.clear();
+        }
+
+        private void end()
+        {
+            for (final Call call : actionCalls)
+            {
+                final int id = (int)call.checkpointId();
+                if (call.name() == Name.SNAPSHOT)
+                {
+                    require(call.declined() ? aborted[id] && abortReasons[id] == AbortReason.DECLINED && !forwarded[id]
+                        : forwarded[id], () -> "after \"" + call + "\": no forward, or no abort of the declined one");
+                }
+                if (call.name() == Name.STOP_RECORDING)
+                {
+                    final boolean delivered = action == Action.BARRIER && actionChannel == call.channel() &&
+                        actionCheckpointId == id;
+                    final boolean endedNow = action == Action.END_OF_INPUT && actionChannel == call.channel();
+                    final boolean abortedNow = actionCalls.stream()
+                        .anyMatch(c -> c.name() == Name.ABORT && c.checkpointId() == id);
+                    require(delivered || endedNow || abortedNow, () -> "\"" + call + "\" without its barrier, its " +
+                        "END_OF_INPUT or an abort");
+                }
+            }
+            for (int channel = 0; channel < channels; channel++)
+            {
+                final int c = channel;
+                final boolean blocked = handler.isBlocked(channel);
+                require(blocked == has(controller.blocked(), channel),
+                    () -> "isBlocked(" + c + ") is " + blocked + ", the block calls say otherwise");
+                require(blocked == expectedBlocked(channel),
+                    () -> "isBlocked(" + c + ") is " + blocked + ", the model says otherwise");
+                final boolean recording = handler.isRecording(channel);
+                final long expected = expectedRecording(channel);
+                require(recording == (expected != 0) && controller.recordingCheckpoint(channel) == expected,
+                    () -> "isRecording(" + c + ") is " + recording + " and the stub records it for " +
+                        controller.recordingCheckpoint(c) + "; the model expects " + expected);
+            }
+            for (int id = 1; id < started.length && id < newestSeen; id++)
+            {
+                final int checkpoint = id;
+                require(!started[id] || completed[id] || aborted[id],
+                    () -> "checkpoint " + checkpoint + " is unfinished although " + newestSeen + " is newer");
+            }
+            if (newestSeen < started.length && started[(int)newestSeen] && allDeliveredOrEnded((int)newestSeen))
+            {
+                require(completed[(int)newestSeen] || aborted[(int)newestSeen], () -> "every channel delivered " +
+                    newestSeen + " or ended, but it is unfinished");
+            }
+        }
+
+        // ---------------------------------------------------------------------------------------------------------
+        // The model
+
+        /** @return the started, unfinished checkpoint, or 0. */
+        private long pending()
+        {
+            for (int id = 1; id < started.length; id++)
+            {
+                if (started[id] && !completed[id] && !aborted[id])
+                {
+                    return id;
+                }
+            }
+            return 0;
+        }
+
+        /** @return whether checkpoint {@code id} is started and aligning: no snapshot yet, not finished. */
+        private boolean aligning(final long id)
+        {
+            final int i = (int)id;
+            return started[i] && !snapshotTaken[i] && !snapshotDeclined[i] && !aborted[i] && !completed[i];
+        }
+
+        private boolean expectedBlocked(final int channel)
+        {
+            if (setup == Setup.AT_LEAST_ONCE || ended[channel])
+            {
+                return false;
+            }
+            for (int id = 1; id < started.length; id++)
+            {
+                if (aligning(id) && has(deliveredBy[id], channel))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private long expectedRecording(final int channel)
+        {
+            if (ended[channel])
+            {
+                return 0;
+            }
+            for (int id = 1; id < started.length; id++)
+            {
+                if (snapshotTaken[id] && unalignedSnapshot[id] && !aborted[id] && !completed[id] &&
+                    !has(deliveredBy[id], channel))
+                {
+                    return id;
+                }
+            }
+            return 0;
+        }
+
+        private boolean allDeliveredOrEnded(final int id)
+        {
+            for (int channel = 0; channel < channels; channel++)
+            {
+                if (!ended[channel] && !has(deliveredBy[id], channel))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private int index(final long id, final int channel)
+        {
+            return (int)id * channels + channel;
+        }
+
+        private static boolean has(final long channels, final int channel)
+        {
+            return (channels & (1L << channel)) != 0;
+        }
+
+        private void count(final Outcome outcome)
+        {
+            coverage.merge(outcome, 1, Integer::sum);
+        }
+
+        private void require(final boolean ok, final Supplier<String> what)
+        {
+            if (!ok)
+            {
+                throw new AssertionError(describe(what.get()));
+            }
+        }
+
+        private String describe(final String what)
+        {
+            final StringBuilder text = new StringBuilder(where).append(":\n  ").append(what)
+                .append("\n  last events (newest last):");
+            for (final String line : trace.subList(Math.max(0, trace.size() - TRACE_TAIL), trace.size()))
+            {
+                text.append("\n    ").append(line);
+            }
+            return text.toString();
+        }
+    }
+}
