@@ -1,6 +1,7 @@
 package io.ringflow.engine.api;
 
 import io.ringflow.engine.channel.SlotDescriptor;
+import io.ringflow.engine.checkpoint.CheckpointingMode;
 import io.ringflow.state.keyed.KeyGroups;
 
 import java.util.Arrays;
@@ -22,9 +23,11 @@ public final class JobConfig
     private final boolean chaining;
     private final boolean pinThreads;
     private final int[] cpus;
+    private final CheckpointingMode checkpointingMode;
 
     private JobConfig(final Builder b)
     {
+        checkpointingMode = b.checkpointingMode;
         defaultParallelism = b.defaultParallelism;
         maxParallelism = b.maxParallelism;
         ringSize = b.ringSize;
@@ -116,6 +119,15 @@ public final class JobConfig
         return cpus == null ? null : cpus.clone();
     }
 
+    /**
+     * @return how tasks with several input channels treat barriers: EXACTLY_ONCE aligns them (a channel whose
+     *     barrier arrived is not read until every channel delivered it), AT_LEAST_ONCE never blocks.
+     */
+    public CheckpointingMode checkpointingMode()
+    {
+        return checkpointingMode;
+    }
+
     /** @return a builder holding these settings. */
     public Builder toBuilder()
     {
@@ -131,6 +143,7 @@ public final class JobConfig
         b.chaining = chaining;
         b.pinThreads = pinThreads;
         b.cpus = cpus;
+        b.checkpointingMode = checkpointingMode;
         return b;
     }
 
@@ -140,7 +153,8 @@ public final class JobConfig
         return "JobConfig{defaultParallelism=" + defaultParallelism + ", maxParallelism=" + maxParallelism +
             ", ringSize=" + ringSize + ", slotSize=" + slotSize + ", publishBatch=" + publishBatch +
             ", readBatch=" + readBatch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
-            ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) + '}';
+            ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
+            ", checkpointingMode=" + checkpointingMode + '}';
     }
 
     /**
@@ -159,6 +173,7 @@ public final class JobConfig
         private boolean chaining = true;
         private boolean pinThreads;
         private int[] cpus;
+        private CheckpointingMode checkpointingMode = CheckpointingMode.EXACTLY_ONCE;
 
         private Builder()
         {
@@ -249,6 +264,16 @@ public final class JobConfig
         }
 
         /**
+         * @param value EXACTLY_ONCE (default: barriers are aligned) or AT_LEAST_ONCE (never blocks a channel).
+         * @return this
+         */
+        public Builder checkpointingMode(final CheckpointingMode value)
+        {
+            checkpointingMode = value;
+            return this;
+        }
+
+        /**
          * @return the validated settings.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -284,6 +309,10 @@ public final class JobConfig
             if (idleStrategy == null)
             {
                 throw new IllegalArgumentException("idleStrategy must not be null");
+            }
+            if (checkpointingMode == null)
+            {
+                throw new IllegalArgumentException("checkpointingMode must not be null");
             }
             if (maxParkNanos < 1_000 || maxParkNanos > 1_000_000_000L)
             {

@@ -7,6 +7,9 @@ import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.ParkingSignal;
 import io.ringflow.engine.channel.RingChannel;
+import io.ringflow.engine.checkpoint.BarrierHandler;
+import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
+import io.ringflow.engine.checkpoint.CheckpointingMode;
 import io.ringflow.engine.graph.Chains;
 import io.ringflow.engine.graph.NodeKind;
 import io.ringflow.engine.graph.PartitionKind;
@@ -279,9 +282,15 @@ public final class Deployer
         }
         @SuppressWarnings("unchecked")
         final Codec<Object>[] codecArray = codecsPerChannel.toArray(new Codec[0]);
+        if (readers.size() > BarrierHandler.MAX_CHANNELS)
+        {
+            throw new InvalidJobException(head.describe() + " subtask " + subtask + " has " + readers.size() +
+                " input channels; a task takes at most " + BarrierHandler.MAX_CHANNELS +
+                " (lower the parallelism of its upstream operators)");
+        }
         return new InputTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
             readers.toArray(new ChannelReader[0]), inputIndexes.stream().mapToInt(Integer::intValue).toArray(),
-            codecArray, config.readBatch(), signal);
+            codecArray, config.readBatch(), signal, barrierOptions());
     }
 
     @SuppressWarnings("unchecked")
@@ -306,6 +315,12 @@ public final class Deployer
                 "record, or register a codec with JobEnvironment.registerCodec(" + type.getSimpleName() +
                 ".class, codec) before execute(). (" + ex.getMessage() + ")", ex);
         }
+    }
+
+    private BarrierHandlerOptions barrierOptions()
+    {
+        return config.checkpointingMode() == CheckpointingMode.AT_LEAST_ONCE ?
+            BarrierHandlerOptions.atLeastOnce() : BarrierHandlerOptions.aligned();
     }
 
     private int[] cpuList()

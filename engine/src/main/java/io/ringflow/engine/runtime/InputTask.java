@@ -7,28 +7,39 @@ import io.ringflow.engine.channel.Slot;
 import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.channel.SlotHandler;
 import io.ringflow.engine.channel.SlotKind;
+import io.ringflow.engine.checkpoint.AbortReason;
+import io.ringflow.engine.checkpoint.BarrierController;
+import io.ringflow.engine.checkpoint.BarrierHandler;
+import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
+import io.ringflow.engine.checkpoint.CheckpointAlignment;
+import io.ringflow.engine.checkpoint.CheckpointBarrier;
+import io.ringflow.engine.checkpoint.NanoClock;
 import io.ringflow.state.codec.Codec;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.lang.System.Logger.Level;
 import java.util.function.BooleanSupplier;
 
 /**
- * A task fed by ring channels. Each cycle reads up to {@code readBatch} slots from every live channel in turn.
+ * A task fed by ring channels. Each cycle reads up to {@code readBatch} slots from every channel that has not ended
+ * and is not blocked.
  *
- * <p>Barriers: until the checkpointing layer replaces it, a barrier is forwarded when every channel that has not
- * ended has delivered it (END_OF_INPUT counts as every later barrier); no channel is blocked. The task finishes when
- * every channel has delivered END_OF_INPUT.
+ * <p>Barriers go to a {@link BarrierHandler}: in EXACTLY_ONCE mode a channel whose barrier has arrived is blocked
+ * (its records stay in its ring) until every live channel delivered the barrier; then the chain snapshots, the
+ * barrier is forwarded and the channels are unblocked. In AT_LEAST_ONCE mode nothing is blocked and the snapshot
+ * happens on the last barrier. END_OF_INPUT counts as the channel's barrier for every later checkpoint. The task
+ * finishes when every channel has delivered END_OF_INPUT.
  */
 final class InputTask extends Task
 {
+    private static final System.Logger LOG = System.getLogger(InputTask.class.getName());
+
     private final InputChannel[] inputs;
     private final int readBatch;
     private final ParkingSignal signal;
     private final BooleanSupplier hasInput = this::hasInput;
+    private final BarrierHandler barriers;
     private int ended;
-    private long newestBarrier;
-    private int newestBarrierType;
-    private long newestBarrierTimestamp;
 
     InputTask(
         final JobExecution execution,
@@ -42,7 +53,8 @@ final class InputTask extends Task
         final int[] inputIndexes,
         final Codec<Object>[] codecs,
         final int readBatch,
-        final ParkingSignal signal)
+        final ParkingSignal signal,
+        final BarrierHandlerOptions barrierOptions)
     {
         super(execution, name, chain, writers, idler, maxParkNanos, cpu);
         this.readBatch = readBatch;
@@ -50,8 +62,9 @@ final class InputTask extends Task
         this.inputs = new InputChannel[readers.length];
         for (int i = 0; i < readers.length; i++)
         {
-            inputs[i] = new InputChannel(this, readers[i], codecs[i], inputIndexes[i], chain[0]);
+            inputs[i] = new InputChannel(this, i, readers[i], codecs[i], inputIndexes[i], chain[0]);
         }
+        this.barriers = new BarrierHandler(readers.length, barrierOptions, new Controller(), NanoClock.SYSTEM);
     }
 
     @Override
@@ -66,10 +79,11 @@ final class InputTask extends Task
     @Override
     int doWork()
     {
+        barriers.checkTimeout();
         int work = 0;
         for (final InputChannel input : inputs)
         {
-            if (!input.ended)
+            if (!input.ended && !barriers.isBlocked(input.index))
             {
                 work += input.reader.poll(input, readBatch);
             }
@@ -87,11 +101,18 @@ final class InputTask extends Task
         idler.idle(work, hasInput);
     }
 
+    @Override
+    void onClose()
+    {
+        barriers.close();
+    }
+
+    /** @return whether a channel that may be read has a slot waiting. */
     private boolean hasInput()
     {
         for (final InputChannel input : inputs)
         {
-            if (!input.ended && input.reader.hasAvailable())
+            if (!input.ended && !barriers.isBlocked(input.index) && input.reader.hasAvailable())
             {
                 return true;
             }
@@ -101,41 +122,71 @@ final class InputTask extends Task
 
     void onBarrier(final InputChannel channel, final long checkpointId, final int barrierType, final long timestamp)
     {
-        if (checkpointId > newestBarrier)
-        {
-            newestBarrier = checkpointId;
-            newestBarrierType = barrierType;
-            newestBarrierTimestamp = timestamp;
-        }
-        channel.lastBarrier = Math.max(channel.lastBarrier, checkpointId);
-        forwardIfAllDelivered(checkpointId, barrierType, timestamp);
+        barriers.barrierReceived(channel.index,
+            new CheckpointBarrier(checkpointId, timestamp, CheckpointBarrier.Kind.fromCode(barrierType)));
     }
 
     void onEndOfInput(final InputChannel channel)
     {
         channel.ended = true;
         ended++;
-        // The newest barrier may have been waiting only for this channel.
-        if (ended < inputs.length && newestBarrier > lastForwardedBarrier())
-        {
-            forwardIfAllDelivered(newestBarrier, newestBarrierType, newestBarrierTimestamp);
-        }
+        barriers.endOfInput(channel.index);
     }
 
-    private void forwardIfAllDelivered(final long checkpointId, final int barrierType, final long timestamp)
+    /**
+     * The task's side of the barrier protocol: the handler decides, this carries it out. Blocking needs no action
+     * here beyond the handler's bitmap, which {@link #doWork} reads before polling each channel.
+     */
+    private final class Controller implements BarrierController
     {
-        if (checkpointId <= lastForwardedBarrier())
+        @Override
+        public void blockChannel(final int channel)
         {
-            return;
+            // the handler's bitmap is the block: doWork skips the channel, its records stay in the ring
         }
-        for (final InputChannel input : inputs)
+
+        @Override
+        public void unblockAllChannels()
         {
-            if (!input.ended && input.lastBarrier < checkpointId)
-            {
-                return;
-            }
+            // likewise: the cleared bitmap lets doWork read every live channel again
         }
-        forwardBarrier(checkpointId, barrierType, timestamp);
+
+        @Override
+        public boolean snapshotState(final CheckpointBarrier barrier, final boolean unaligned)
+        {
+            snapshotChain(barrier.checkpointId());
+            return true;
+        }
+
+        @Override
+        public void forwardBarrier(final CheckpointBarrier barrier, final boolean unaligned)
+        {
+            emitBarrier(barrier.checkpointId(), barrier.kind().code(), barrier.timestampMillis());
+        }
+
+        @Override
+        public void startRecordingChannel(final int channel, final long checkpointId)
+        {
+            throw new UnsupportedOperationException("unaligned checkpoints are not available yet");
+        }
+
+        @Override
+        public void stopRecordingChannel(final int channel, final long checkpointId)
+        {
+            throw new UnsupportedOperationException("unaligned checkpoints are not available yet");
+        }
+
+        @Override
+        public void abortCheckpoint(final long checkpointId, final AbortReason reason)
+        {
+            LOG.log(Level.DEBUG, () -> "task " + name + " aborted checkpoint " + checkpointId + ": " + reason);
+        }
+
+        @Override
+        public void allBarriersReceived(final CheckpointAlignment alignment)
+        {
+            // statistics arrive with the checkpoint coordinator
+        }
     }
 
     /**
@@ -145,21 +196,23 @@ final class InputTask extends Task
     static final class InputChannel implements SlotHandler
     {
         final InputTask task;
+        final int index;
         final ChannelReader reader;
         final Codec<Object> codec;
         final int inputIndex;
         final StreamOperator head;
-        long lastBarrier;
         boolean ended;
 
         InputChannel(
             final InputTask task,
+            final int index,
             final ChannelReader reader,
             final Codec<Object> codec,
             final int inputIndex,
             final StreamOperator head)
         {
             this.task = task;
+            this.index = index;
             this.reader = reader;
             this.codec = codec;
             this.inputIndex = inputIndex;

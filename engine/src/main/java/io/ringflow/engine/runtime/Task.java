@@ -95,6 +95,7 @@ abstract class Task implements Runnable, BackPressure
         }
         finally
         {
+            onClose();
             closeOperators(failure);
             if (finished && failure == null)
             {
@@ -105,6 +106,11 @@ abstract class Task implements Runnable, BackPressure
 
     /** Called on the task thread before operators are opened. */
     void onStart()
+    {
+    }
+
+    /** Called on the task thread when the loop has ended, finished or not, before operators are closed. */
+    void onClose()
     {
     }
 
@@ -120,7 +126,8 @@ abstract class Task implements Runnable, BackPressure
     abstract void idle(int work);
 
     /**
-     * Forwards a barrier through the chain and on every output channel, after everything written before it.
+     * Forwards a barrier through the chain and on every output channel, after everything written before it: the
+     * snapshot hook of every operator, then the barrier itself. Ids at or below the last forwarded are ignored.
      *
      * @param checkpointId the barrier's checkpoint.
      * @param barrierType  checkpoint or savepoint.
@@ -132,7 +139,17 @@ abstract class Task implements Runnable, BackPressure
         {
             return;
         }
-        lastForwardedBarrier = checkpointId;
+        snapshotChain(checkpointId);
+        emitBarrier(checkpointId, barrierType, timestamp);
+    }
+
+    /**
+     * The synchronous part of a snapshot: every operator of the chain, head first, sees the barrier.
+     *
+     * @param checkpointId the barrier's checkpoint.
+     */
+    final void snapshotChain(final long checkpointId)
+    {
         for (final StreamOperator operator : chain)
         {
             try
@@ -144,6 +161,18 @@ abstract class Task implements Runnable, BackPressure
                 throw OperatorException.wrap(operator.runtime(), ex);
             }
         }
+    }
+
+    /**
+     * Writes the barrier on every output channel, after the records written before it.
+     *
+     * @param checkpointId the barrier's checkpoint.
+     * @param barrierType  checkpoint or savepoint.
+     * @param timestamp    trigger time, epoch ms.
+     */
+    final void emitBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    {
+        lastForwardedBarrier = Math.max(lastForwardedBarrier, checkpointId);
         for (final ChannelWriter writer : writers)
         {
             writer.writeBarrier(checkpointId, barrierType, timestamp);

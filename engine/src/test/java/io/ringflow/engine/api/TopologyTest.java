@@ -211,14 +211,17 @@ class TopologyTest
         assertThat(totals.values()).allMatch(total -> total == 100);
     }
 
-    @Test
-    void aBarrierInjectedAtTheSourcesReachesEverySinkThroughUnionsAndShuffles() throws Exception
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(io.ringflow.engine.checkpoint.CheckpointingMode.class)
+    void aBarrierInjectedAtTheSourcesReachesEverySinkThroughUnionsAndShuffles(
+        final io.ringflow.engine.checkpoint.CheckpointingMode mode) throws Exception
     {
-        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        final JobEnvironment env = JobEnvironment.create(
+            JobConfig.builder().defaultParallelism(2).checkpointingMode(mode).build());
         final DataStream<Long> a = env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "a");
         final DataStream<Long> b = env.fromSource(numbers(10), "b-ends-early");
         a.union(b).keyBy(n -> n % 7).map(n -> n + 1).sinkTo(new io.ringflow.engine.api.sink.DiscardSink<>());
-        try (JobHandle job = env.execute("barriers"))
+        try (JobHandle job = env.execute("barriers-" + mode))
         {
             final io.ringflow.engine.runtime.JobExecution execution = (io.ringflow.engine.runtime.JobExecution)job;
             for (int i = 0; i < 3; i++)
