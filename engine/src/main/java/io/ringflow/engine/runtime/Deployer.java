@@ -69,12 +69,21 @@ public final class Deployer
     {
         final int cores = Runtime.getRuntime().availableProcessors();
         final IdleStrategyKind idle = config.idleStrategy();
-        if ((idle == IdleStrategyKind.BUSY_SPIN || idle == IdleStrategyKind.YIELD) && taskThreads >= cores)
+        if (idle != IdleStrategyKind.BUSY_SPIN && idle != IdleStrategyKind.YIELD)
         {
-            LOG.log(System.Logger.Level.WARNING, () -> "job '" + jobName + "' runs " + taskThreads +
-                " task threads that never sleep (" + idle + ") on " + cores + " cores, leaving none for the JVM and" +
-                " the OS: throughput and tail latency will collapse whenever a spinning thread is descheduled." +
-                " Use BACKOFF or BLOCK, or fewer task threads than cores");
+            return;
+        }
+        if (taskThreads > cores)
+        {
+            LOG.log(System.Logger.Level.WARNING, () -> "job '" + jobName + "' runs " + taskThreads + " task threads" +
+                " that never sleep (" + idle + ") on " + cores + " cores: a descheduled spinning thread stalls its" +
+                " partners for a whole time slice, and throughput collapses. Use BACKOFF or BLOCK, or fewer threads");
+        }
+        else if (taskThreads == cores && idle == IdleStrategyKind.BUSY_SPIN)
+        {
+            LOG.log(System.Logger.Level.WARNING, () -> "job '" + jobName + "' busy-spins " + taskThreads +
+                " task threads on " + cores + " cores, leaving none for the JVM and the OS: expect latency tails" +
+                " of milliseconds. BLOCK gives the best tail when threads and cores are this few");
         }
     }
 

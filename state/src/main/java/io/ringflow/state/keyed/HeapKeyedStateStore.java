@@ -1,5 +1,6 @@
 package io.ringflow.state.keyed;
 
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.HashMap;
@@ -13,7 +14,7 @@ import java.util.Map;
  */
 public final class HeapKeyedStateStore implements KeyedStateStore
 {
-    private final Map<String, HeapValueState<?>> states = new HashMap<>();
+    private final Map<String, HeapState<?>> states = new HashMap<>();
     private Object currentKey;
 
     @Override
@@ -32,7 +33,7 @@ public final class HeapKeyedStateStore implements KeyedStateStore
     @SuppressWarnings("unchecked")
     public <T> ValueState<T> getValueState(final ValueStateDescriptor<T> descriptor)
     {
-        final HeapValueState<?> existing = states.get(descriptor.name());
+        final HeapState<?> existing = states.get(descriptor.name());
         if (existing != null)
         {
             if (existing.descriptor.type() != descriptor.type())
@@ -43,7 +44,9 @@ public final class HeapKeyedStateStore implements KeyedStateStore
             }
             return (ValueState<T>)existing;
         }
-        final HeapValueState<T> state = new HeapValueState<>(this, descriptor);
+        final HeapState<T> state = descriptor.type() == Long.class ?
+            (HeapState<T>)new HeapLongValueState(this, (ValueStateDescriptor<Long>)descriptor) :
+            new HeapValueState<>(this, descriptor);
         states.put(descriptor.name(), state);
         return state;
     }
@@ -52,28 +55,51 @@ public final class HeapKeyedStateStore implements KeyedStateStore
     public long entryCount()
     {
         long count = 0;
-        for (final HeapValueState<?> state : states.values())
+        for (final HeapState<?> state : states.values())
         {
             count += state.size();
         }
         return count;
     }
 
+    /** What every heap state shares: its declaration and the current key of its store. */
+    private abstract static class HeapState<T> implements ValueState<T>
+    {
+        final HeapKeyedStateStore store;
+        final ValueStateDescriptor<T> descriptor;
+
+        HeapState(final HeapKeyedStateStore store, final ValueStateDescriptor<T> descriptor)
+        {
+            this.store = store;
+            this.descriptor = descriptor;
+        }
+
+        abstract int size();
+
+        final Object requireKey()
+        {
+            final Object key = store.currentKey;
+            if (key == null)
+            {
+                throw new IllegalStateException("state '" + descriptor.name() +
+                    "' used outside the processing of a keyed record: there is no current key");
+            }
+            return key;
+        }
+    }
+
     /**
      * Keys that are {@link Long}s, the common case, live in an open-addressing primitive map (no key objects, no
      * nodes: one cache-friendly probe per access); any other key type in a {@link HashMap}.
      */
-    private static final class HeapValueState<T> implements ValueState<T>
+    private static final class HeapValueState<T> extends HeapState<T>
     {
-        private final HeapKeyedStateStore store;
-        private final ValueStateDescriptor<T> descriptor;
         private final Long2ObjectHashMap<T> longKeyed = new Long2ObjectHashMap<>();
         private final HashMap<Object, T> otherKeyed = new HashMap<>();
 
         HeapValueState(final HeapKeyedStateStore store, final ValueStateDescriptor<T> descriptor)
         {
-            this.store = store;
-            this.descriptor = descriptor;
+            super(store, descriptor);
         }
 
         @Override
@@ -117,20 +143,85 @@ public final class HeapKeyedStateStore implements KeyedStateStore
             }
         }
 
+        @Override
         int size()
         {
             return longKeyed.size() + otherKeyed.size();
         }
+    }
 
-        private Object requireKey()
+    /**
+     * A {@code ValueState<Long>} keeps its values unboxed: {@code long} keys in a {@link Long2LongHashMap}, where one
+     * probe yields the value with no object to follow. {@link Long#MIN_VALUE} marks an absent value in that map, so
+     * the rare key whose value is exactly {@code Long.MIN_VALUE}, and every key that is not a {@code Long}, live in
+     * the general {@link HeapValueState} beside it.
+     */
+    private static final class HeapLongValueState extends HeapState<Long>
+    {
+        private static final long ABSENT = Long.MIN_VALUE;
+
+        private final Long2LongHashMap values = new Long2LongHashMap(ABSENT);
+        private final HeapValueState<Long> others;
+
+        HeapLongValueState(final HeapKeyedStateStore store, final ValueStateDescriptor<Long> descriptor)
         {
-            final Object key = store.currentKey;
-            if (key == null)
+            super(store, descriptor);
+            others = new HeapValueState<>(store, descriptor);
+        }
+
+        @Override
+        public Long value()
+        {
+            final Object key = requireKey();
+            if (key instanceof Long)
             {
-                throw new IllegalStateException("state '" + descriptor.name() +
-                    "' used outside the processing of a keyed record: there is no current key");
+                final long value = values.get(((Long)key).longValue());
+                if (value != ABSENT)
+                {
+                    return value;
+                }
             }
-            return key;
+            return others.value();
+        }
+
+        @Override
+        public void update(final Long value)
+        {
+            final Object key = requireKey();
+            if (value == null || !(key instanceof Long) || value == ABSENT)
+            {
+                if (key instanceof Long)
+                {
+                    values.remove(((Long)key).longValue());
+                }
+                others.update(value);
+                return;
+            }
+            values.put(((Long)key).longValue(), value.longValue());
+            if (others.size() != 0)
+            {
+                others.clear();
+            }
+        }
+
+        @Override
+        public void clear()
+        {
+            final Object key = requireKey();
+            if (key instanceof Long)
+            {
+                values.remove(((Long)key).longValue());
+            }
+            if (others.size() != 0)
+            {
+                others.clear();
+            }
+        }
+
+        @Override
+        int size()
+        {
+            return values.size() + others.size();
         }
     }
 }
