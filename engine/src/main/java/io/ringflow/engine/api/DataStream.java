@@ -71,6 +71,7 @@ public class DataStream<T>
     {
         Objects.requireNonNull(function, "function");
         final StreamNode node = addOneInput("Map", subtask -> new MapOperator(function));
+        env.graph().markSharedPlainFunction(node, function);
         StreamGraph.setOutputType(node, outputTypeOf(function, MapFunction.class, 1));
         return new DataStream<>(env, node);
     }
@@ -83,6 +84,7 @@ public class DataStream<T>
     {
         Objects.requireNonNull(function, "function");
         final StreamNode node = addOneInput("Filter", subtask -> new FilterOperator(function));
+        env.graph().markSharedPlainFunction(node, function);
         StreamGraph.setOutputType(node, singleInputType());
         return new DataStream<>(env, node);
     }
@@ -99,6 +101,7 @@ public class DataStream<T>
     {
         Objects.requireNonNull(function, "function");
         final StreamNode node = addOneInput("FlatMap", subtask -> new FlatMapOperator(function));
+        env.graph().markSharedPlainFunction(node, function);
         StreamGraph.setOutputType(node, TypeExtraction.typeArgument(function, FlatMapFunction.class, 1));
         return new DataStream<>(env, node);
     }

@@ -17,6 +17,8 @@ public final class JobConfig
     private final int ringSize;
     private final int slotSize;
     private final int publishBatch;
+    /** As given to the builder: 0 means derived from the ring size. */
+    private final int publishBatchSetting;
     private final int readBatch;
     private final IdleStrategyKind idleStrategy;
     private final long maxParkNanos;
@@ -32,6 +34,7 @@ public final class JobConfig
         maxParallelism = b.maxParallelism;
         ringSize = b.ringSize;
         slotSize = b.slotSize;
+        publishBatchSetting = b.publishBatch;
         publishBatch = b.publishBatch > 0 ? b.publishBatch : Math.max(1, Math.min(256, ringSize / 4));
         readBatch = b.readBatch;
         idleStrategy = b.idleStrategy;
@@ -136,7 +139,7 @@ public final class JobConfig
         b.maxParallelism = maxParallelism;
         b.ringSize = ringSize;
         b.slotSize = slotSize;
-        b.publishBatch = publishBatch;
+        b.publishBatch = publishBatchSetting;
         b.readBatch = readBatch;
         b.idleStrategy = idleStrategy;
         b.maxParkNanos = maxParkNanos;
@@ -207,7 +210,11 @@ public final class JobConfig
             return this;
         }
 
-        /** @param value records claimed before one publish, below ringSize (default min(256, ringSize/4)). @return this */
+        /**
+         * @param value records claimed before one publish, below ringSize; 0 (the default) derives it:
+         *              min(256, ringSize/4).
+         * @return this
+         */
         public Builder publishBatch(final int value)
         {
             publishBatch = value;
@@ -300,7 +307,8 @@ public final class JobConfig
             }
             if (publishBatch < 0 || publishBatch >= ringSize)
             {
-                throw invalid("publishBatch", publishBatch, "must be in [1, ringSize=" + ringSize + ")");
+                throw invalid("publishBatch", publishBatch, "must be in [1, ringSize=" + ringSize +
+                    "), or 0 to derive it from the ring size");
             }
             if (readBatch < 1)
             {

@@ -57,6 +57,11 @@ public final class ChannelWriter extends WriterRhsPadding
      */
     public <T> void writeRecord(final Codec<T> codec, final T record)
     {
+        if (record == null)
+        {
+            throw new NullPointerException("a null record was emitted into channel " + channel.name() +
+                "; records must not be null");
+        }
         final long sequence = claim();
         final Slot slot = ring.get(sequence);
         final UnsafeBuffer payload = slot.payload();
@@ -65,10 +70,16 @@ public final class ChannelWriter extends WriterRhsPadding
         {
             length = codec.encode(record, payload, 0);
         }
-        catch (final IndexOutOfBoundsException tooLarge)
+        catch (final Throwable failed)
         {
+            // Invariant the Disruptor relies on (its tryNext may publish every claimed slot): each claimed slot but
+            // the spare is fully written before the next claim. A failed write leaves its slot as the spare.
             spareSequence = sequence;
-            throw tooLarge(codec, record, payload.capacity());
+            if (failed instanceof IndexOutOfBoundsException)
+            {
+                throw tooLarge(codec, record, payload.capacity());
+            }
+            throw failed;
         }
         slot.setHeader(SlotKind.RECORD, length);
         recordsWritten++;
@@ -111,9 +122,10 @@ public final class ChannelWriter extends WriterRhsPadding
      */
     public void flush()
     {
-        if (lastClaimed != lastPublished && spareSequence != lastClaimed)
+        final long last = spareSequence == lastClaimed ? lastClaimed - 1 : lastClaimed;
+        if (last > lastPublished)
         {
-            publish();
+            publishUpTo(last);
         }
     }
 
@@ -167,9 +179,14 @@ public final class ChannelWriter extends WriterRhsPadding
 
     private void publish()
     {
+        publishUpTo(lastClaimed);
+    }
+
+    private void publishUpTo(final long last)
+    {
         // Release store of the cursor: every slot write above happens-before the consumer's read of the cursor.
-        ring.publish(lastClaimed);
-        lastPublished = lastClaimed;
+        ring.publish(last);
+        lastPublished = last;
         if (consumerWakeup != null)
         {
             // StoreLoad: the cursor store must be visible before we read the consumer's parked flag (ParkingSignal).

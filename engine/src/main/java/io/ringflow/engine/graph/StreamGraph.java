@@ -24,6 +24,8 @@ public final class StreamGraph
 {
     private final List<StreamNode> nodes = new ArrayList<>();
     private final Map<StreamNode, Object> sharedFunctions = new HashMap<>();
+    /** Shared functions whose final fields are fine to share (stateless-looking: map, filter, flatMap). */
+    private final Map<StreamNode, Boolean> finalFieldsAllowed = new HashMap<>();
 
     /**
      * @param kind    the node's shape.
@@ -67,6 +69,20 @@ public final class StreamGraph
     public void markSharedFunction(final StreamNode node, final Object function)
     {
         sharedFunctions.put(node, function);
+        finalFieldsAllowed.put(node, false);
+    }
+
+    /**
+     * Like {@link #markSharedFunction}, for plain functions (map, filter, flatMap): only non-final fields make them
+     * unsafe to share, so lambdas and classes that capture constants pass.
+     *
+     * @param node     the node.
+     * @param function the instance.
+     */
+    public void markSharedPlainFunction(final StreamNode node, final Object function)
+    {
+        sharedFunctions.put(node, function);
+        finalFieldsAllowed.put(node, true);
     }
 
     /** @return the nodes, in topological order. */
@@ -170,7 +186,7 @@ public final class StreamGraph
         assignUids();
         for (final Map.Entry<StreamNode, Object> shared : sharedFunctions.entrySet())
         {
-            checkSharedFunction(shared.getKey(), shared.getValue());
+            checkSharedFunction(shared.getKey(), shared.getValue(), finalFieldsAllowed.get(shared.getKey()));
         }
         final List<StreamEdge> resolved = new ArrayList<>();
         for (final StreamNode node : nodes)
@@ -254,7 +270,8 @@ public final class StreamGraph
         }
     }
 
-    private static void checkSharedFunction(final StreamNode node, final Object function)
+    private static void checkSharedFunction(
+        final StreamNode node, final Object function, final boolean finalFieldsAllowed)
     {
         if (node.parallelism() <= 1)
         {
@@ -268,12 +285,16 @@ public final class StreamGraph
             }
             for (final java.lang.reflect.Field field : type.getDeclaredFields())
             {
-                if (!java.lang.reflect.Modifier.isStatic(field.getModifiers()) && !field.isSynthetic())
+                final int modifiers = field.getModifiers();
+                if (!java.lang.reflect.Modifier.isStatic(modifiers) && !field.isSynthetic() &&
+                    !(finalFieldsAllowed && java.lang.reflect.Modifier.isFinal(modifiers)))
                 {
                     throw new InvalidJobException(node.describe() + " has parallelism " + node.parallelism() +
                         " but was given one instance of " + function.getClass().getName() +
                         ", which has fields (e.g. '" + field.getName() + "') that its subtasks would share. " +
-                        "Pass a factory instead, e.g. process(" + function.getClass().getSimpleName() + "::new)");
+                        (finalFieldsAllowed ? "Keep per-subtask data in a KeyedProcessFunction with state, or run the" +
+                        " operator at parallelism 1" :
+                        "Pass a factory instead, e.g. process(" + function.getClass().getSimpleName() + "::new)"));
                 }
             }
         }

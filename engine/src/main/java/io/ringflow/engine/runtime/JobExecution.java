@@ -9,14 +9,15 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -43,10 +44,12 @@ public final class JobExecution implements JobHandle
     private final AtomicInteger finishedTasks = new AtomicInteger();
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
     private final AtomicLong requestedBarrier = new AtomicLong();
-    private final Map<Long, AtomicInteger> barrierArrivalsAtSinks = new ConcurrentHashMap<>();
+    /** Index of each sink task (a task without output channels) into {@link #sinkBarriers}. */
+    private final Map<Task, Integer> sinkIndex = new IdentityHashMap<>();
+    /** Per sink task: the last barrier it passed, {@link Long#MAX_VALUE} once it has finished. */
+    private AtomicLongArray sinkBarriers = new AtomicLongArray(0);
     private volatile boolean stopping;
     private volatile JobStatus status = JobStatus.RUNNING;
-    private int sinkTasks;
 
     JobExecution(final String jobName)
     {
@@ -59,7 +62,7 @@ public final class JobExecution implements JobHandle
         threads.add(thread);
         if (isSinkTask)
         {
-            sinkTasks++;
+            sinkIndex.put(task, sinkIndex.size());
         }
     }
 
@@ -70,13 +73,29 @@ public final class JobExecution implements JobHandle
 
     void start()
     {
+        sinkBarriers = new AtomicLongArray(sinkIndex.size());
         LOG.log(Level.DEBUG, () -> "starting job '" + jobName + "' with " + threads.size() + " task threads and " +
             channels.size() + " channels");
-        for (final Thread thread : threads)
+        try
         {
-            thread.start();
+            for (final Thread thread : threads)
+            {
+                thread.start();
+            }
         }
-        // Completes the termination future once every task thread has really ended (joined, not just finishing).
+        catch (final RuntimeException | Error ex)
+        {
+            // Threads already started must stop, and the channels must still be freed once they have.
+            fail(ex);
+            startMonitor();
+            throw ex;
+        }
+        startMonitor();
+    }
+
+    /** Completes the termination future once every task thread has really ended (joined, not just finishing). */
+    private void startMonitor()
+    {
         final Thread monitor = new Thread(this::awaitTasksThenTerminate, "ringflow-monitor-" + jobName);
         monitor.setDaemon(true);
         monitor.start();
@@ -208,7 +227,6 @@ public final class JobExecution implements JobHandle
     public long injectBarrier()
     {
         final long id = requestedBarrier.incrementAndGet();
-        barrierArrivalsAtSinks.putIfAbsent(id, new AtomicInteger());
         for (final Thread thread : threads)
         {
             LockSupport.unpark(thread);
@@ -218,12 +236,18 @@ public final class JobExecution implements JobHandle
 
     /**
      * @param checkpointId a barrier's checkpoint id.
-     * @return whether every sink task (a task without output channels) has passed that barrier.
+     * @return whether every sink task (a task without output channels) has passed that barrier or finished.
      */
     public boolean barrierReachedAllSinks(final long checkpointId)
     {
-        final AtomicInteger arrivals = barrierArrivalsAtSinks.get(checkpointId);
-        return arrivals != null && arrivals.get() >= sinkTasks;
+        for (int i = 0; i < sinkBarriers.length(); i++)
+        {
+            if (sinkBarriers.get(i) < checkpointId)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the names of the task threads, in creation order. */
@@ -252,13 +276,27 @@ public final class JobExecution implements JobHandle
     {
         if (isSinkTask)
         {
-            barrierArrivalsAtSinks.computeIfAbsent(checkpointId, id -> new AtomicInteger()).incrementAndGet();
+            // only this sink's own thread writes its slot, with increasing ids
+            sinkBarriers.set(sinkIndex.get(task), checkpointId);
         }
     }
 
     boolean isStopping()
     {
         return stopping;
+    }
+
+    /**
+     * A task that had processed all its input failed to close (e.g. a sink's last flush): that is output lost, so it
+     * fails the job even when the job is already stopping, unless another failure was reported first.
+     */
+    void failAfterFinish(final Throwable cause)
+    {
+        if (failure.compareAndSet(null, cause))
+        {
+            LOG.log(Level.WARNING, () -> "job '" + jobName + "' lost output on close: " + cause);
+            stop();
+        }
     }
 
     void fail(final Throwable cause)
@@ -273,6 +311,12 @@ public final class JobExecution implements JobHandle
 
     void taskFinished(final Task task)
     {
+        final Integer sink = sinkIndex.get(task);
+        if (sink != null)
+        {
+            // a finished sink will pass no more barriers: it no longer holds any back
+            sinkBarriers.set(sink, Long.MAX_VALUE);
+        }
         finishedTasks.incrementAndGet();
     }
 
@@ -280,13 +324,15 @@ public final class JobExecution implements JobHandle
     {
         stopping = true;
         final Thread self = Thread.currentThread();
-        for (final Thread thread : threads)
+        for (int i = 0; i < threads.size(); i++)
         {
+            final Thread thread = threads.get(i);
             LockSupport.unpark(thread);
             if (thread != self)
             {
-                // Tasks poll the stop flag; the interrupt is for user code blocked in I/O or sleep.
-                thread.interrupt();
+                // Tasks poll the stop flag; the interrupt is for user code blocked in I/O or sleep inside the work
+                // loop, never for a task that is closing its operators.
+                tasks.get(i).interruptIfInLoop(thread);
             }
         }
     }

@@ -25,6 +25,9 @@ abstract class Task implements Runnable, BackPressure
     private final int cpu;
     private long lastForwardedBarrier;
     private boolean finished;
+    /** True while the task thread is in its work loop: only then may a stop interrupt it. Guarded by this. */
+    private boolean interruptible;
+    private boolean flushedWhileWaiting;
 
     Task(
         final JobExecution execution,
@@ -70,6 +73,14 @@ abstract class Task implements Runnable, BackPressure
             {
                 openOperator(chain[i]);
             }
+            synchronized (this)
+            {
+                interruptible = true;
+            }
+            if (execution.isStopping())
+            {
+                return;
+            }
             while (!finished)
             {
                 if (execution.isStopping())
@@ -95,6 +106,12 @@ abstract class Task implements Runnable, BackPressure
         }
         finally
         {
+            synchronized (this)
+            {
+                interruptible = false;
+            }
+            // A stop's interrupt aimed at the loop must not break the operators' close (e.g. a sink's last flush).
+            Thread.interrupted();
             onClose();
             closeOperators(failure);
             if (finished && failure == null)
@@ -222,7 +239,30 @@ abstract class Task implements Runnable, BackPressure
         {
             throw TaskCancelledException.INSTANCE;
         }
+        if (!flushedWhileWaiting)
+        {
+            // publish what the other outputs hold, so their consumers are not held up by this one's backlog
+            flushedWhileWaiting = true;
+            for (final ChannelWriter writer : writers)
+            {
+                writer.flush();
+            }
+        }
         backPressureIdle.idle();
+    }
+
+    /**
+     * Interrupts the task thread if it is in its work loop; once it has left the loop (closing its operators) a stop
+     * no longer interrupts it. Any thread; once per stop.
+     *
+     * @param thread the task's thread.
+     */
+    final synchronized void interruptIfInLoop(final Thread thread)
+    {
+        if (interruptible)
+        {
+            thread.interrupt();
+        }
     }
 
     private void flushWriters()
@@ -232,6 +272,7 @@ abstract class Task implements Runnable, BackPressure
             writer.flush();
         }
         backPressureIdle.reset();
+        flushedWhileWaiting = false;
     }
 
     private static void openOperator(final StreamOperator operator)
@@ -256,7 +297,16 @@ abstract class Task implements Runnable, BackPressure
             }
             catch (final Throwable ex)
             {
-                if (earlier == null && !execution.isStopping())
+                if (earlier != null)
+                {
+                    earlier.addSuppressed(ex);
+                }
+                else if (finished)
+                {
+                    // the task processed all its input: losing its close (a sink's last flush) loses output
+                    execution.failAfterFinish(toTaskFailure(OperatorException.wrap(operator.runtime(), ex)));
+                }
+                else if (!execution.isStopping())
                 {
                     execution.fail(toTaskFailure(OperatorException.wrap(operator.runtime(), ex)));
                 }

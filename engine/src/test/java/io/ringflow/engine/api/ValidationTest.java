@@ -275,4 +275,58 @@ class ValidationTest
             .hasRootCauseMessage("factory broke");
         assertThat(TestJobs.liveThreadsOf("fragile-factory")).isEmpty();
     }
+
+    /** Counts in a plain field: unsafe to share between subtasks. */
+    static final class CountingMap implements io.ringflow.engine.api.functions.MapFunction<Long, Long>
+    {
+        private long seen;
+
+        @Override
+        public Long map(final Long value)
+        {
+            return ++seen;
+        }
+    }
+
+    @Test
+    void aMapFunctionWithMutableFieldsCannotBeSharedButCapturedConstantsCan() throws Exception
+    {
+        final JobEnvironment shared = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        shared.fromSource(numbers(10), "numbers").map(new CountingMap()).name("counting")
+            .sinkTo(new DiscardSink<>());
+        assertThatThrownBy(() -> shared.execute("shared-map"))
+            .isInstanceOf(InvalidJobException.class)
+            .hasMessageContaining("operator 'counting'")
+            .hasMessageContaining("'seen'");
+
+        final long offset = 1000;
+        final JobEnvironment capturing = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        final DiscardSink<Long> sink = new DiscardSink<>();
+        capturing.fromSource(numbers(10), "numbers").map(n -> n + offset).sinkTo(sink);
+        TestJobs.awaitFinished(capturing.execute("capturing-map"));
+        assertThat(sink.count()).isEqualTo(10);
+    }
+
+    @Test
+    void nullRecordsAreRejectedWhereTheyWouldCrossAChannel()
+    {
+        final JobEnvironment env = JobEnvironment.create();
+        env.fromSource(numbers(10), "numbers")
+            .flatMap((Long n, Collector<Long> out) -> out.collect(n == 5 ? null : n)).returns(Long.class)
+            .name("leaky")
+            .rebalance()
+            .sinkTo(new DiscardSink<>());
+        final JobHandle job = env.execute("null-record");
+        assertThatThrownBy(() -> job.awaitTermination(TestJobs.HANG_GUARD))
+            .hasMessageContaining("'leaky'")
+            .hasRootCauseInstanceOf(NullPointerException.class)
+            .rootCause().hasMessageContaining("null record");
+    }
+
+    @Test
+    void toBuilderKeepsADerivedPublishBatchDerived()
+    {
+        final JobConfig derived = JobConfig.builder().build().toBuilder().ringSize(256).build();
+        assertThat(derived.publishBatch()).isEqualTo(64);
+    }
 }

@@ -174,4 +174,48 @@ class RingChannelTest
         assertThatThrownBy(() -> new RingChannel("c", 16, 64, 16, null))
             .hasMessageContaining("publish batch");
     }
+
+    @Test
+    void aFailedWriteNeitherHidesTheRecordsBeforeItNorPublishesItsSlot()
+    {
+        final RingChannel channel = channel(16, 32, 8);
+        final Recording reader = new Recording(StringCodec.INSTANCE);
+        final Codec<String> picky = new Codec<>()
+        {
+            @Override
+            public Class<String> type()
+            {
+                return String.class;
+            }
+
+            @Override
+            public int encode(final String value, final org.agrona.MutableDirectBuffer buffer, final int offset)
+            {
+                if (value.equals("bad"))
+                {
+                    throw new IllegalStateException("cannot encode " + value);
+                }
+                return StringCodec.INSTANCE.encode(value, buffer, offset);
+            }
+
+            @Override
+            public String decode(final org.agrona.DirectBuffer buffer, final int offset, final int length)
+            {
+                return StringCodec.INSTANCE.decode(buffer, offset, length);
+            }
+        };
+
+        channel.writer().writeRecord(picky, "ok1");
+        assertThatThrownBy(() -> channel.writer().writeRecord(picky, "bad")).hasMessage("cannot encode bad");
+        assertThatThrownBy(() -> channel.writer().writeRecord(picky, "x".repeat(100)))
+            .isInstanceOf(RecordTooLargeException.class);
+        channel.writer().flush();
+        channel.reader().poll(reader, 100);
+        assertThat(reader.seen).containsExactly("R:ok1");
+
+        channel.writer().writeRecord(picky, "ok2");
+        channel.writer().flush();
+        channel.reader().poll(reader, 100);
+        assertThat(reader.seen).containsExactly("R:ok1", "R:ok2");
+    }
 }

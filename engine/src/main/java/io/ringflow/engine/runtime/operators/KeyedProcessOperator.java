@@ -44,7 +44,15 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedP
         }
         currentKey = key;
         state.setCurrentKey(key);
-        function.processElement(record, this, output);
+        try
+        {
+            function.processElement(record, this, output);
+        }
+        finally
+        {
+            // state used outside a record (open, close, endInput) must fail, not touch the last record's key
+            state.setCurrentKey(null);
+        }
     }
 
     @Override
