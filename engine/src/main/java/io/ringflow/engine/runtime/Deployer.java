@@ -7,6 +7,7 @@ import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.ParkingSignal;
 import io.ringflow.engine.channel.RingChannel;
+import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.checkpoint.BarrierHandler;
 import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
 import io.ringflow.engine.checkpoint.CheckpointingMode;
@@ -60,6 +61,9 @@ public final class Deployer
     public JobExecution deployAndStart(final StreamGraph graph)
     {
         final JobExecution execution = deploy(graph);
+        LOG.log(System.Logger.Level.DEBUG, () -> "job '" + jobName + "': " + execution.threadNames().size() +
+            " task threads, " + execution.channelCount() + " ring channels, " +
+            (long)execution.channelCount() * config.ringSize() * config.slotSize() / 1024 + " KiB of off-heap slots");
         warnIfSpinningThreadsOutnumberCores(execution.threadNames().size());
         execution.start();
         return execution;
@@ -313,9 +317,10 @@ public final class Deployer
                 " cross a channel to " + edge.target().describe() + ". Lambdas erase generic types: declare it with" +
                 " .returns(YourType.class) after the operator");
         }
+        final Codec<Object> codec;
         try
         {
-            return (Codec<Object>)codecs.codecFor(type);
+            codec = (Codec<Object>)codecs.codecFor(type);
         }
         catch (final MissingCodecException ex)
         {
@@ -324,6 +329,15 @@ public final class Deployer
                 "record, or register a codec with JobEnvironment.registerCodec(" + type.getSimpleName() +
                 ".class, codec) before execute(). (" + ex.getMessage() + ")", ex);
         }
+        final int payload = SlotDescriptor.payloadCapacity(config.slotSize());
+        if (codec.maxEncodedLength() > payload)
+        {
+            throw new InvalidJobException("records of type " + type.getName() + " from " + source.describe() +
+                " always encode to " + codec.maxEncodedLength() + " bytes, more than the " + payload +
+                " payload bytes of a slot; raise JobConfig slotSize to at least " +
+                ((codec.maxEncodedLength() + SlotDescriptor.HEADER_LENGTH + 7) & ~7));
+        }
+        return codec;
     }
 
     private BarrierHandlerOptions barrierOptions()

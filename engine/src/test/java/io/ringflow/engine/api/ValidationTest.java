@@ -329,4 +329,23 @@ class ValidationTest
         final JobConfig derived = JobConfig.builder().build().toBuilder().ringSize(256).build();
         assertThat(derived.publishBatch()).isEqualTo(64);
     }
+
+    record Wide(long a, long b, long c, long d, long e, long f)
+    {
+    }
+
+    @Test
+    void aRecordTypeThatCanNeverFitASlotIsRejectedAtSubmission()
+    {
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().slotSize(48).build());
+        env.fromSource(numbers(10), "numbers")
+            .map(n -> new Wide(n, n, n, n, n, n)).name("widen")
+            .rebalance()
+            .sinkTo(new DiscardSink<>());
+        assertThatThrownBy(() -> env.execute("too-wide"))
+            .isInstanceOf(InvalidJobException.class)
+            .hasMessageContaining(Wide.class.getName())
+            .hasMessageContaining("48 bytes")
+            .hasMessageContaining("slotSize to at least 56");
+    }
 }

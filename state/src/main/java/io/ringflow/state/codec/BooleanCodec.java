@@ -97,4 +97,10 @@ public final class BooleanCodec implements Codec<Boolean>, SelfDelimiting
     {
         return "BooleanCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

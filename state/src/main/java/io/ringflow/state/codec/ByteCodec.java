@@ -82,4 +82,10 @@ public final class ByteCodec implements Codec<Byte>, SelfDelimiting
     {
         return "ByteCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

@@ -84,4 +84,10 @@ public final class CharacterCodec implements Codec<Character>, SelfDelimiting
     {
         return "CharacterCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

@@ -37,6 +37,17 @@ public interface Codec<T>
     }
 
     /**
+     * The most bytes {@link #encode} can write for any value, when that is known in advance: lets a job refuse, at
+     * submission, a record type that can never fit in a ring slot.
+     *
+     * @return the bound in bytes, or -1 when it depends on the value (strings, arrays, user codecs).
+     */
+    default int maxEncodedLength()
+    {
+        return -1;
+    }
+
+    /**
      * Writes {@code value} into {@code buffer} at {@code offset}.
      *
      * @param value  the value, never null.

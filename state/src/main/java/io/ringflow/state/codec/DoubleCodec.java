@@ -86,4 +86,10 @@ public final class DoubleCodec implements Codec<Double>, SelfDelimiting
     {
         return "DoubleCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

@@ -93,6 +93,12 @@ final class FixedLayoutTemplate implements Codec<Object>
     }
 
     @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
+
+    @Override
     public String toString()
     {
         return "FixedLayoutRecordCodec{" + TYPE.getName() + ", " + SIZE + " bytes}";

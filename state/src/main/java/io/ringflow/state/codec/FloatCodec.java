@@ -86,4 +86,10 @@ public final class FloatCodec implements Codec<Float>, SelfDelimiting
     {
         return "FloatCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

@@ -84,4 +84,10 @@ public final class IntegerCodec implements Codec<Integer>, SelfDelimiting
     {
         return "IntegerCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

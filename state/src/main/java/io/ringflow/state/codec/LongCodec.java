@@ -84,4 +84,10 @@ public final class LongCodec implements Codec<Long>, SelfDelimiting
     {
         return "LongCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }

@@ -84,4 +84,10 @@ public final class ShortCodec implements Codec<Short>, SelfDelimiting
     {
         return "ShortCodec";
     }
+
+    @Override
+    public int maxEncodedLength()
+    {
+        return SIZE;
+    }
 }
