@@ -26,9 +26,11 @@ public final class JobConfig
     private final boolean pinThreads;
     private final int[] cpus;
     private final CheckpointingMode checkpointingMode;
+    private final CheckpointConfig checkpointing;
 
     private JobConfig(final Builder b)
     {
+        checkpointing = b.checkpointing;
         checkpointingMode = b.checkpointingMode;
         defaultParallelism = b.defaultParallelism;
         maxParallelism = b.maxParallelism;
@@ -131,6 +133,12 @@ public final class JobConfig
         return checkpointingMode;
     }
 
+    /** @return periodic checkpoints, or null when checkpoints are taken on demand only. */
+    public CheckpointConfig checkpointing()
+    {
+        return checkpointing;
+    }
+
     /** @return a builder holding these settings. */
     public Builder toBuilder()
     {
@@ -147,6 +155,7 @@ public final class JobConfig
         b.pinThreads = pinThreads;
         b.cpus = cpus;
         b.checkpointingMode = checkpointingMode;
+        b.checkpointing = checkpointing;
         return b;
     }
 
@@ -157,7 +166,7 @@ public final class JobConfig
             ", ringSize=" + ringSize + ", slotSize=" + slotSize + ", publishBatch=" + publishBatch +
             ", readBatch=" + readBatch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
             ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
-            ", checkpointingMode=" + checkpointingMode + '}';
+            ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing + '}';
     }
 
     /**
@@ -177,6 +186,7 @@ public final class JobConfig
         private boolean pinThreads;
         private int[] cpus;
         private CheckpointingMode checkpointingMode = CheckpointingMode.EXACTLY_ONCE;
+        private CheckpointConfig checkpointing;
 
         private Builder()
         {
@@ -277,6 +287,16 @@ public final class JobConfig
         public Builder checkpointingMode(final CheckpointingMode value)
         {
             checkpointingMode = value;
+            return this;
+        }
+
+        /**
+         * @param value periodic checkpoints (default: none; {@code JobHandle.triggerCheckpoint()} still works).
+         * @return this
+         */
+        public Builder checkpointing(final CheckpointConfig value)
+        {
+            checkpointing = value;
             return this;
         }
 

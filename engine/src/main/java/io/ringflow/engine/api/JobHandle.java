@@ -35,9 +35,21 @@ public interface JobHandle extends AutoCloseable
 
     /**
      * @return why the job failed: a {@link TaskFailureException} naming the operator and subtask, whose cause is the
-     *     original exception; empty unless {@link #status()} is FAILED.
+     *     original exception, or the checkpoint failure that exceeded the tolerable failures; empty unless
+     *     {@link #status()} is FAILED.
      */
     Optional<Throwable> failureCause();
+
+    /**
+     * Triggers a checkpoint now, whether or not periodic checkpoints are configured.
+     *
+     * @return completes when every task acknowledged it; completes exceptionally when it is aborted (subsumed,
+     *     expired, or the job stopped).
+     */
+    CompletableFuture<CompletedCheckpoint> triggerCheckpoint();
+
+    /** @return the retained completed checkpoints, oldest first. */
+    java.util.List<CompletedCheckpoint> completedCheckpoints();
 
     /**
      * Stops the job: every thread stops soon after; {@link #termination()} completes with CANCELED unless the job

@@ -108,7 +108,7 @@ public final class Deployer
             }
         }
 
-        final JobExecution execution = new JobExecution(jobName);
+        final JobExecution execution = new JobExecution(jobName, config.checkpointing());
         // Wake-up signals of the consumer subtasks, for the BLOCK idle strategy.
         final Map<StreamNode, ParkingSignal[]> signals = new HashMap<>();
         for (final StreamNode head : chains.keySet())

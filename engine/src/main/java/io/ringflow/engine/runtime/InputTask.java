@@ -155,6 +155,7 @@ final class InputTask extends Task
         public boolean snapshotState(final CheckpointBarrier barrier, final boolean unaligned)
         {
             snapshotChain(barrier.checkpointId());
+            execution.acknowledge(InputTask.this, barrier.checkpointId(), -1);
             return true;
         }
 

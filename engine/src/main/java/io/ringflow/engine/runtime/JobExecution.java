@@ -1,5 +1,7 @@
 package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
@@ -51,13 +53,22 @@ public final class JobExecution implements JobHandle
     private volatile boolean stopping;
     private volatile JobStatus status = JobStatus.RUNNING;
 
+    private final CheckpointCoordinator coordinator;
+
     JobExecution(final String jobName)
     {
+        this(jobName, null);
+    }
+
+    JobExecution(final String jobName, final CheckpointConfig checkpointing)
+    {
         this.jobName = jobName;
+        this.coordinator = new CheckpointCoordinator(this, checkpointing);
     }
 
     void addTask(final Task task, final Thread thread, final boolean isSinkTask)
     {
+        task.index(tasks.size());
         tasks.add(task);
         threads.add(thread);
         if (isSinkTask)
@@ -74,6 +85,7 @@ public final class JobExecution implements JobHandle
     void start()
     {
         sinkBarriers = new AtomicLongArray(sinkIndex.size());
+        coordinator.start(tasks);
         LOG.log(Level.DEBUG, () -> "starting job '" + jobName + "' with " + threads.size() + " task threads and " +
             channels.size() + " channels");
         try
@@ -130,6 +142,7 @@ public final class JobExecution implements JobHandle
                 LOG.log(Level.WARNING, "could not free the slots of channel " + channel.name(), ex);
             }
         }
+        coordinator.stop();
         final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
             finishedTasks.get() == tasks.size() ? JobStatus.FINISHED : JobStatus.CANCELED;
         status = finalStatus;
@@ -226,12 +239,52 @@ public final class JobExecution implements JobHandle
      */
     public long injectBarrier()
     {
-        final long id = requestedBarrier.incrementAndGet();
+        return coordinator.trigger().id();
+    }
+
+    @Override
+    public CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
+    {
+        return coordinator.triggerCheckpoint();
+    }
+
+    @Override
+    public List<CompletedCheckpoint> completedCheckpoints()
+    {
+        return coordinator.completedCheckpoints();
+    }
+
+    /** Asks every running source to inject barrier {@code id} at its next cycle. Any thread. */
+    void requestBarrier(final long id)
+    {
+        requestedBarrier.accumulateAndGet(id, Math::max);
         for (final Thread thread : threads)
         {
             LockSupport.unpark(thread);
         }
-        return id;
+    }
+
+    void acknowledge(final Task task, final long checkpointId, final long position)
+    {
+        coordinator.acknowledge(task, checkpointId, position);
+    }
+
+    void notifyTasksComplete(final long checkpointId)
+    {
+        for (int i = 0; i < tasks.size(); i++)
+        {
+            tasks.get(i).post(checkpointId);
+            LockSupport.unpark(threads.get(i));
+        }
+    }
+
+    void notifyTasksAborted(final long checkpointId)
+    {
+        for (int i = 0; i < tasks.size(); i++)
+        {
+            tasks.get(i).post(-checkpointId);
+            LockSupport.unpark(threads.get(i));
+        }
     }
 
     /**
@@ -311,6 +364,7 @@ public final class JobExecution implements JobHandle
 
     void taskFinished(final Task task)
     {
+        coordinator.taskFinished(task, task.finishedPosition());
         final Integer sink = sinkIndex.get(task);
         if (sink != null)
         {
@@ -323,6 +377,7 @@ public final class JobExecution implements JobHandle
     private void stop()
     {
         stopping = true;
+        coordinator.stop();
         final Thread self = Thread.currentThread();
         for (int i = 0; i < threads.size(); i++)
         {

@@ -15,6 +15,7 @@ final class SourceTask extends Task
 
     private final SourceOperator source;
     private final int batchSize;
+    private long endPosition = -1;
 
     SourceTask(
         final JobExecution execution,
@@ -38,6 +39,8 @@ final class SourceTask extends Task
         if (requested > lastForwardedBarrier())
         {
             forwardBarrier(requested, BARRIER_CHECKPOINT, System.currentTimeMillis());
+            // the cut: the position after the last record emitted before the barrier
+            execution.acknowledge(this, requested, source.position());
         }
         final int emitted;
         try
@@ -50,10 +53,17 @@ final class SourceTask extends Task
         }
         if (emitted == SourceReader.END_OF_INPUT)
         {
+            endPosition = source.position();
             finish();
             return 1;
         }
         return emitted;
+    }
+
+    @Override
+    long finishedPosition()
+    {
+        return endPosition;
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.api.functions.CheckpointListener;
+import io.ringflow.engine.api.functions.CheckpointedFunction;
+
 /**
  * The runtime form of a logical operator, one instance per subtask. All methods are called on the task thread, in
  * this order: {@link #setup}, {@link #open}, any number of {@code processElement*} and {@link #onBarrier} calls,
@@ -64,6 +67,59 @@ public abstract class StreamOperator
      */
     public void onBarrier(final long checkpointId) throws Exception
     {
+        snapshotListener(checkpointId);
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} completed: every task acknowledged it.
+     *
+     * @param checkpointId the checkpoint.
+     * @throws Exception fails the task.
+     */
+    public void notifyCheckpointComplete(final long checkpointId) throws Exception
+    {
+        if (listener() instanceof CheckpointListener)
+        {
+            ((CheckpointListener)listener()).notifyCheckpointComplete(checkpointId);
+        }
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} will not complete.
+     *
+     * @param checkpointId the checkpoint.
+     * @throws Exception fails the task.
+     */
+    public void notifyCheckpointAborted(final long checkpointId) throws Exception
+    {
+        if (listener() instanceof CheckpointListener)
+        {
+            ((CheckpointListener)listener()).notifyCheckpointAborted(checkpointId);
+        }
+    }
+
+    /**
+     * @return the user object that may listen to checkpoints and snapshot itself (a function, a reader, a writer),
+     *     or null.
+     */
+    protected Object listener()
+    {
+        return null;
+    }
+
+    /**
+     * Calls the user object's {@link CheckpointedFunction#snapshotState} if it has one: the default
+     * {@link #onBarrier}.
+     *
+     * @param checkpointId the checkpoint.
+     * @throws Exception declines the checkpoint and fails the task.
+     */
+    protected final void snapshotListener(final long checkpointId) throws Exception
+    {
+        if (listener() instanceof CheckpointedFunction)
+        {
+            ((CheckpointedFunction)listener()).snapshotState(checkpointId);
+        }
     }
 
     /**

@@ -28,6 +28,9 @@ abstract class Task implements Runnable, BackPressure
     /** True while the task thread is in its work loop: only then may a stop interrupt it. Guarded by this. */
     private boolean interruptible;
     private boolean flushedWhileWaiting;
+    private int index;
+    /** Checkpoint outcomes for this task: id for complete, -id for aborted. Posted by any thread, run by the task. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> mailbox = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     Task(
         final JobExecution execution,
@@ -87,6 +90,10 @@ abstract class Task implements Runnable, BackPressure
                 {
                     break;
                 }
+                if (!mailbox.isEmpty())
+                {
+                    runMailbox();
+                }
                 final int work = doWork();
                 flushWriters();
                 if (!finished)
@@ -117,6 +124,59 @@ abstract class Task implements Runnable, BackPressure
             if (finished && failure == null)
             {
                 execution.taskFinished(this);
+            }
+        }
+    }
+
+    /** @return the task's index in its job, assigned when the job is wired. */
+    final int index()
+    {
+        return index;
+    }
+
+    final void index(final int value)
+    {
+        index = value;
+    }
+
+    /**
+     * @return for a source task that finished, the position after its last record; -1 for other tasks. Task thread,
+     *     after the loop.
+     */
+    long finishedPosition()
+    {
+        return -1;
+    }
+
+    /** Posts a checkpoint outcome (id complete, -id aborted); the task runs it at its next cycle. Any thread. */
+    final void post(final long outcome)
+    {
+        mailbox.add(outcome);
+    }
+
+    private void runMailbox()
+    {
+        Long outcome;
+        while ((outcome = mailbox.poll()) != null)
+        {
+            final long id = outcome;
+            for (final StreamOperator operator : chain)
+            {
+                try
+                {
+                    if (id > 0)
+                    {
+                        operator.notifyCheckpointComplete(id);
+                    }
+                    else
+                    {
+                        operator.notifyCheckpointAborted(-id);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    throw OperatorException.wrap(operator.runtime(), ex);
+                }
             }
         }
     }

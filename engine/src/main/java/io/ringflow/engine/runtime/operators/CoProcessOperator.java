@@ -72,4 +72,10 @@ public final class CoProcessOperator extends StreamOperator
     {
         function.close();
     }
+
+    @Override
+    protected Object listener()
+    {
+        return function;
+    }
 }

@@ -23,4 +23,10 @@ public final class FilterOperator extends StreamOperator
             output.collect(record);
         }
     }
+
+    @Override
+    protected Object listener()
+    {
+        return function;
+    }
 }

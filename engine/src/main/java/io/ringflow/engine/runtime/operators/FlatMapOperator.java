@@ -20,4 +20,10 @@ public final class FlatMapOperator extends StreamOperator
     {
         function.flatMap(record, output);
     }
+
+    @Override
+    protected Object listener()
+    {
+        return function;
+    }
 }

@@ -72,4 +72,10 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedP
     {
         function.close();
     }
+
+    @Override
+    protected Object listener()
+    {
+        return function;
+    }
 }

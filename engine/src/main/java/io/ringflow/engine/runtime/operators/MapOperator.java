@@ -20,4 +20,10 @@ public final class MapOperator extends StreamOperator
     {
         output.collect(function.map(record));
     }
+
+    @Override
+    protected Object listener()
+    {
+        return function;
+    }
 }

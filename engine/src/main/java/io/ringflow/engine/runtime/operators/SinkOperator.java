@@ -35,6 +35,7 @@ public final class SinkOperator extends StreamOperator
     public void onBarrier(final long checkpointId) throws Exception
     {
         writer.flush();
+        snapshotListener(checkpointId);
     }
 
     @Override
@@ -50,5 +51,11 @@ public final class SinkOperator extends StreamOperator
         {
             writer.close();
         }
+    }
+
+    @Override
+    protected Object listener()
+    {
+        return writer;
     }
 }

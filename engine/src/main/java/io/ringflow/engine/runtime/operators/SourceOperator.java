@@ -51,4 +51,10 @@ public final class SourceOperator extends StreamOperator
             reader.close();
         }
     }
+
+    @Override
+    protected Object listener()
+    {
+        return reader;
+    }
 }

@@ -1,0 +1,169 @@
+package io.ringflow.engine.api;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * When and how often a job takes checkpoints. Immutable; {@link Builder#build()} validates every option and names
+ * the one at fault. Checkpoints are kept in memory for now (the checkpoint storage on disk is still to come).
+ */
+public final class CheckpointConfig
+{
+    private final Duration interval;
+    private final Duration timeout;
+    private final Duration minPause;
+    private final int maxConcurrent;
+    private final int tolerableFailures;
+    private final int retained;
+
+    private CheckpointConfig(final Builder b)
+    {
+        interval = b.interval;
+        timeout = b.timeout;
+        minPause = b.minPause;
+        maxConcurrent = b.maxConcurrent;
+        tolerableFailures = b.tolerableFailures;
+        retained = b.retained;
+    }
+
+    /**
+     * @param interval time between the triggers of two checkpoints.
+     * @return a builder with that interval and the other defaults.
+     */
+    public static Builder every(final Duration interval)
+    {
+        return new Builder(interval);
+    }
+
+    /** @return time between two triggers. */
+    public Duration interval()
+    {
+        return interval;
+    }
+
+    /** @return how long a checkpoint may take before it is aborted. */
+    public Duration timeout()
+    {
+        return timeout;
+    }
+
+    /** @return the least time between the end of one checkpoint and the trigger of the next. */
+    public Duration minPause()
+    {
+        return minPause;
+    }
+
+    /** @return how many checkpoints may be in flight at once. */
+    public int maxConcurrent()
+    {
+        return maxConcurrent;
+    }
+
+    /** @return how many checkpoint failures in a row the job tolerates before it fails. */
+    public int tolerableFailures()
+    {
+        return tolerableFailures;
+    }
+
+    /** @return how many completed checkpoints are kept. */
+    public int retained()
+    {
+        return retained;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "CheckpointConfig{interval=" + interval + ", timeout=" + timeout + ", minPause=" + minPause +
+            ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
+            retained + '}';
+    }
+
+    /** Collects options; {@link #build()} validates them. */
+    public static final class Builder
+    {
+        private final Duration interval;
+        private Duration timeout = Duration.ofMinutes(10);
+        private Duration minPause = Duration.ZERO;
+        private int maxConcurrent = 1;
+        private int tolerableFailures;
+        private int retained = 1;
+
+        private Builder(final Duration interval)
+        {
+            this.interval = interval;
+        }
+
+        /** @param value how long a checkpoint may take (default 10 min). @return this */
+        public Builder timeout(final Duration value)
+        {
+            timeout = value;
+            return this;
+        }
+
+        /** @param value least pause after a checkpoint ends (default 0). @return this */
+        public Builder minPause(final Duration value)
+        {
+            minPause = value;
+            return this;
+        }
+
+        /** @param value checkpoints in flight at once (default 1). @return this */
+        public Builder maxConcurrent(final int value)
+        {
+            maxConcurrent = value;
+            return this;
+        }
+
+        /** @param value failed checkpoints in a row tolerated before the job fails (default 0). @return this */
+        public Builder tolerableFailures(final int value)
+        {
+            tolerableFailures = value;
+            return this;
+        }
+
+        /** @param value completed checkpoints kept (default 1). @return this */
+        public Builder retained(final int value)
+        {
+            retained = value;
+            return this;
+        }
+
+        /**
+         * @return the validated configuration.
+         * @throws IllegalArgumentException naming the first invalid option.
+         */
+        public CheckpointConfig build()
+        {
+            requirePositive("interval", interval);
+            requirePositive("timeout", timeout);
+            Objects.requireNonNull(minPause, "minPause");
+            if (minPause.isNegative())
+            {
+                throw new IllegalArgumentException("minPause must not be negative, was " + minPause);
+            }
+            if (maxConcurrent < 1)
+            {
+                throw new IllegalArgumentException("maxConcurrent must be at least 1, was " + maxConcurrent);
+            }
+            if (tolerableFailures < 0)
+            {
+                throw new IllegalArgumentException("tolerableFailures must not be negative, was " +
+                    tolerableFailures);
+            }
+            if (retained < 1)
+            {
+                throw new IllegalArgumentException("retained must be at least 1, was " + retained);
+            }
+            return new CheckpointConfig(this);
+        }
+
+        private static void requirePositive(final String option, final Duration value)
+        {
+            if (value == null || value.isZero() || value.isNegative())
+            {
+                throw new IllegalArgumentException(option + " must be positive, was " + value);
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package io.ringflow.engine.checkpointing;
+
+import io.ringflow.engine.TestJobs;
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CompletedCheckpoint;
+import io.ringflow.engine.api.DataStream;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.functions.CheckpointListener;
+import io.ringflow.engine.api.functions.CheckpointedFunction;
+import io.ringflow.engine.api.functions.Collector;
+import io.ringflow.engine.api.functions.KeyedProcessFunction;
+import io.ringflow.engine.api.sink.DiscardSink;
+import io.ringflow.engine.api.source.GeneratorSource;
+import io.ringflow.engine.checkpoint.CheckpointingMode;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Checkpoints triggered on demand and periodically complete, record a consistent cut, and are announced to the
+ * functions.
+ */
+class CheckpointCoordinationTest
+{
+    /**
+     * Counts the records of each subtask and remembers the count at every snapshot, and which checkpoints were
+     * announced complete. One shared registry, written by each subtask for its own index only.
+     */
+    static final class CountAtSnapshot extends KeyedProcessFunction<Long, Long, Long>
+        implements CheckpointedFunction, CheckpointListener
+    {
+        static final Map<String, Map<Long, Long>> SNAPSHOTS = new ConcurrentHashMap<>();
+        static final Map<String, List<Long>> COMPLETED = new ConcurrentHashMap<>();
+
+        private final String job;
+        private long seen;
+
+        CountAtSnapshot(final String job)
+        {
+            this.job = job;
+        }
+
+        @Override
+        public void processElement(final Long value, final Context<Long> ctx, final Collector<Long> out)
+        {
+            seen++;
+            out.collect(value);
+        }
+
+        @Override
+        public void snapshotState(final long checkpointId)
+        {
+            SNAPSHOTS.computeIfAbsent(job, j -> new ConcurrentHashMap<>()).merge(checkpointId, seen, Long::sum);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(final long checkpointId)
+        {
+            COMPLETED.computeIfAbsent(job, j -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                .add(checkpointId);
+        }
+    }
+
+    @ParameterizedTest(name = "parallelism {0}")
+    @ValueSource(ints = {1, 2})
+    void alignedCheckpointsCutTheStreamExactlyAtTheRecordedSourcePositions(final int parallelism) throws Exception
+    {
+        // A generator feeding, through a key-hash shuffle, a function that counts records: in an exactly-once
+        // checkpoint the counts snapshotted by all subtasks add up to exactly the records before the sources'
+        // recorded positions.
+        final String job = "cut-" + parallelism;
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(parallelism)
+            .checkpointingMode(CheckpointingMode.EXACTLY_ONCE)
+            .checkpointing(CheckpointConfig.every(Duration.ofMillis(5)).retained(100).build()).build());
+        env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "numbers").uid("numbers")
+            .keyBy(n -> n % 13)
+            .process(() -> new CountAtSnapshot(job)).name("count")
+            .sinkTo(new DiscardSink<>());
+        try (JobHandle handle = env.execute(job))
+        {
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.completedCheckpoints().size() >= 5);
+            final CompletedCheckpoint onDemand = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            assertThat(onDemand.checkpointId()).isPositive();
+            final List<CompletedCheckpoint> completed = handle.completedCheckpoints();
+            long previousTotal = -1;
+            for (final CompletedCheckpoint checkpoint : completed)
+            {
+                final List<Long> positions = checkpoint.sourcePositions().get("numbers");
+                assertThat(positions).hasSize(parallelism).allMatch(p -> p >= 0);
+                final long recordsBeforeCut = positions.stream().mapToLong(Long::longValue).sum();
+                assertThat(CountAtSnapshot.SNAPSHOTS.get(job).get(checkpoint.checkpointId()))
+                    .as("checkpoint %d", checkpoint.checkpointId())
+                    .isEqualTo(recordsBeforeCut);
+                assertThat(recordsBeforeCut).isGreaterThanOrEqualTo(previousTotal);
+                previousTotal = recordsBeforeCut;
+            }
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
+                CountAtSnapshot.COMPLETED.getOrDefault(job, List.of()).contains(onDemand.checkpointId()));
+        }
+    }
+
+    @Test
+    void aBoundedJobStillCompletesCheckpointsAfterSomeSourcesFinished() throws Exception
+    {
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        final DataStream<Long> shortOne = env.fromSource(GeneratorSource.bounded(10, Long.class, (i, t) -> i), "short")
+            .uid("short");
+        final DataStream<Long> endless = env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "endless")
+            .uid("endless");
+        shortOne.union(endless).keyBy(n -> n % 5).map(n -> n).sinkTo(new DiscardSink<>());
+        try (JobHandle handle = env.execute("partly-finished"))
+        {
+            // the short source ends at once; its END_OF_INPUT stands for its barriers from then on
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
+            {
+                final CompletedCheckpoint checkpoint = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+                return checkpoint.sourcePositions().get("short").stream().mapToLong(Long::longValue).sum() == 10;
+            });
+        }
+    }
+
+    @Test
+    void invalidCheckpointOptionsNameTheOption()
+    {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> CheckpointConfig.every(Duration.ZERO).build())
+            .hasMessageContaining("interval");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> CheckpointConfig.every(Duration.ofSeconds(1)).maxConcurrent(0).build())
+            .hasMessageContaining("maxConcurrent");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> CheckpointConfig.every(Duration.ofSeconds(1)).timeout(Duration.ofMillis(-1)).build())
+            .hasMessageContaining("timeout");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> CheckpointConfig.every(Duration.ofSeconds(1)).retained(0).build())
+            .hasMessageContaining("retained");
+    }
+
+    @Test
+    void checkpointsThatExpireBeyondTheTolerableFailuresFailTheJob()
+    {
+        // The sink blocks on its first record, so no barrier ever reaches it: every checkpoint expires.
+        final java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofMillis(10)).timeout(Duration.ofMillis(30))
+                .tolerableFailures(2).build())
+            .build());
+        env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "numbers")
+            .rebalance()
+            .sinkTo(subtask -> record -> never.await()).name("stuck");
+        final JobHandle handle = env.execute("expiring");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> handle.awaitTermination(TestJobs.HANG_GUARD))
+            .hasMessageContaining("tolerable checkpoint failures (2)");
+        assertThat(handle.completedCheckpoints()).isEmpty();
+    }
+}
