@@ -49,6 +49,16 @@ final class BenchSupport
      */
     static void runToCompletion(final JobEnvironment env, final String jobName) throws Exception
     {
+        runToCompletionCountingCheckpoints(env, jobName);
+    }
+
+    /**
+     * Runs the job to FINISHED.
+     *
+     * @return how many checkpoints completed (as retained by the job's checkpoint configuration).
+     */
+    static int runToCompletionCountingCheckpoints(final JobEnvironment env, final String jobName) throws Exception
+    {
         try (JobHandle job = env.execute(jobName))
         {
             final JobStatus status = job.awaitTermination(JOB_TIMEOUT);
@@ -56,6 +66,7 @@ final class BenchSupport
             {
                 throw new IllegalStateException("job " + jobName + " ended " + status + ", not FINISHED");
             }
+            return job.completedCheckpoints().size();
         }
     }
 }

@@ -3,7 +3,10 @@ package io.ringflow.bench;
 import io.ringflow.bench.PageViews.CountPerApp;
 import io.ringflow.bench.PageViews.PageView;
 import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.checkpoint.CheckpointingMode;
+import java.time.Duration;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.engine.api.source.RecordGenerator;
@@ -94,6 +97,17 @@ public class PageViewThroughputBenchmark
     @Param({"BUSY_SPIN", "YIELD", "BACKOFF"})
     public IdleStrategyKind idleStrategy;
 
+    /**
+     * Checkpoint interval in ms; 0 for none. With an interval, each invocation must complete at least one checkpoint
+     * or it fails (a figure counts only if the checkpoints were really taken).
+     */
+    @Param({"0"})
+    public int checkpointIntervalMs;
+
+    /** How barriers are handled at tasks with several inputs (matters only with checkpoints). */
+    @Param({"EXACTLY_ONCE"})
+    public CheckpointingMode checkpointingMode;
+
     /** Page views per invocation; must equal JMH's operations per invocation. */
     @Param({"" + DEFAULT_RECORDS})
     public int records;
@@ -108,11 +122,17 @@ public class PageViewThroughputBenchmark
     public void setUp(final BenchmarkParams params)
     {
         BenchSupport.checkOperationsPerInvocation(params, records);
-        config = JobConfig.builder()
+        final JobConfig.Builder builder = JobConfig.builder()
             .defaultParallelism(1)
             .chaining(chaining)
             .idleStrategy(idleStrategy)
-            .build();
+            .checkpointingMode(checkpointingMode);
+        if (checkpointIntervalMs > 0)
+        {
+            builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
+                .retained(Integer.MAX_VALUE).build());
+        }
+        config = builder.build();
         generator = PageViews.generator(keys);
     }
 
@@ -132,8 +152,13 @@ public class PageViewThroughputBenchmark
             .keyBy(PageView::appId)
             .process(CountPerApp::new).name("count")
             .sinkTo(sink).name("sink");
-        BenchSupport.runToCompletion(env, "page-view-throughput");
+        final int checkpoints = BenchSupport.runToCompletionCountingCheckpoints(env, "page-view-throughput");
         sink.verify(records);
+        if (checkpointIntervalMs > 0 && checkpoints == 0)
+        {
+            throw new IllegalStateException("no checkpoint completed during the run: raise records or lower " +
+                "checkpointIntervalMs, or the figure would measure a run without checkpoints");
+        }
         return sink.received();
     }
 }
