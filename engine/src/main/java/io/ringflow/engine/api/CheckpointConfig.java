@@ -1,5 +1,8 @@
 package io.ringflow.engine.api;
 
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -15,9 +18,11 @@ public final class CheckpointConfig
     private final int maxConcurrent;
     private final int tolerableFailures;
     private final int retained;
+    private final CheckpointStorage storage;
 
     private CheckpointConfig(final Builder b)
     {
+        storage = b.storage;
         interval = b.interval;
         timeout = b.timeout;
         minPause = b.minPause;
@@ -71,12 +76,18 @@ public final class CheckpointConfig
         return retained;
     }
 
+    /** @return where completed checkpoints are committed. */
+    public CheckpointStorage storage()
+    {
+        return storage;
+    }
+
     @Override
     public String toString()
     {
         return "CheckpointConfig{interval=" + interval + ", timeout=" + timeout + ", minPause=" + minPause +
             ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
-            retained + '}';
+            retained + ", storage=" + storage.getClass().getSimpleName() + '}';
     }
 
     /** Collects options; {@link #build()} validates them. */
@@ -88,6 +99,7 @@ public final class CheckpointConfig
         private int maxConcurrent = 1;
         private int tolerableFailures;
         private int retained = 1;
+        private CheckpointStorage storage;
 
         private Builder(final Duration interval)
         {
@@ -130,6 +142,18 @@ public final class CheckpointConfig
         }
 
         /**
+         * @param value where checkpoints are committed (default: in memory). Use
+         *              {@code new DirectoryCheckpointStorage(path)} for durable checkpoints: {@code chk-<n>/_metadata},
+         *              written atomically and fsynced.
+         * @return this
+         */
+        public Builder storage(final CheckpointStorage value)
+        {
+            storage = value;
+            return this;
+        }
+
+        /**
          * @return the validated configuration.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -154,6 +178,10 @@ public final class CheckpointConfig
             if (retained < 1)
             {
                 throw new IllegalArgumentException("retained must be at least 1, was " + retained);
+            }
+            if (storage == null)
+            {
+                storage = new InMemoryCheckpointStorage();
             }
             return new CheckpointConfig(this);
         }

@@ -2,6 +2,11 @@ package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.CompletedCheckpoint;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
+
+import java.io.IOException;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
@@ -12,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +45,11 @@ final class CheckpointCoordinator
     private final Object lock = new Object();
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
+    private final CheckpointStorage storage;
+    private final int retained;
+    private final int tolerableFailures;
+    /** Commits metadata, one checkpoint at a time in order; a daemon thread, so never a task thread. */
+    private final ExecutorService io;
     private ScheduledExecutorService timer;
     private List<Task> tasks;
     private boolean[] finished;
@@ -56,6 +67,15 @@ final class CheckpointCoordinator
     {
         this.execution = execution;
         this.config = config;
+        this.storage = config != null ? config.storage() : new InMemoryCheckpointStorage();
+        this.retained = config != null ? config.retained() : 1;
+        this.tolerableFailures = config != null ? config.tolerableFailures() : Integer.MAX_VALUE;
+        this.io = Executors.newSingleThreadExecutor(runnable ->
+        {
+            final Thread thread = new Thread(runnable, "ringflow-checkpoint-io-" + execution.jobName());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /** Called once, after every task is known and before the threads start. */
@@ -95,6 +115,7 @@ final class CheckpointCoordinator
         {
             timer.shutdownNow();
         }
+        io.shutdown();
         for (final Pending p : aborted)
         {
             p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " aborted: the job stopped"));
@@ -139,45 +160,150 @@ final class CheckpointCoordinator
     /** A task took its snapshot of checkpoint {@code id}; sources give their position, others -1. Task thread. */
     void acknowledge(final Task task, final long id, final long position)
     {
-        final List<Long> subsumed = new ArrayList<>();
-        CompletedCheckpoint done = null;
-        Pending p;
         synchronized (lock)
         {
-            p = pending.get(id);
-            if (p == null)
+            final Pending p = pending.get(id);
+            if (p == null || p.committing)
             {
                 return;
             }
             p.acknowledged[task.index()] = true;
             p.positions[task.index()] = position;
-            if (p.isComplete())
-            {
-                done = completeLocked(p, subsumed);
-            }
+            commitIfCompleteLocked(p);
         }
-        notifyOutcome(done, p, subsumed);
     }
 
     /** A task reached the end of its input; {@code position} as for {@link #acknowledge}. Task thread. */
     void taskFinished(final Task task, final long position)
     {
-        final List<Runnable> outcomes = new ArrayList<>();
         synchronized (lock)
         {
             finished[task.index()] = true;
             finishedPositions[task.index()] = position;
             for (final Pending p : new ArrayList<>(pending.values()))
             {
-                if (pending.containsKey(p.id) && p.isComplete())
-                {
-                    final List<Long> subsumed = new ArrayList<>();
-                    final CompletedCheckpoint done = completeLocked(p, subsumed);
-                    outcomes.add(() -> notifyOutcome(done, p, subsumed));
-                }
+                commitIfCompleteLocked(p);
             }
         }
-        outcomes.forEach(Runnable::run);
+    }
+
+    /**
+     * Every task acknowledged: the metadata is committed to storage on the I/O thread (never on a task thread), and
+     * only then is the checkpoint complete. Commits happen in checkpoint order (one I/O thread).
+     */
+    private void commitIfCompleteLocked(final Pending p)
+    {
+        if (p.committing || !p.isComplete())
+        {
+            return;
+        }
+        p.committing = true;
+        final CheckpointMetadata metadata = new CheckpointMetadata(p.id, p.triggerMillis, positionsOf(p));
+        io.execute(() -> commit(p, metadata));
+    }
+
+    private void commit(final Pending p, final CheckpointMetadata metadata)
+    {
+        synchronized (lock)
+        {
+            if (stopped || !pending.containsKey(p.id))
+            {
+                // the job stopped, or the checkpoint was aborted, while this commit waited for the I/O thread
+                return;
+            }
+        }
+        try
+        {
+            storage.store(metadata, retained);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            LOG.log(Level.WARNING, "checkpoint " + p.id + " of job '" + execution.jobName() +
+                "' could not be committed", ex);
+            failed(List.of(p), "could not be stored: " + ex);
+            return;
+        }
+        final List<Long> subsumed = new ArrayList<>();
+        final CompletedCheckpoint done;
+        synchronized (lock)
+        {
+            if (pending.remove(p.id) == null)
+            {
+                return;
+            }
+            for (final Iterator<Pending> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
+            {
+                final Pending older = it.next();
+                it.remove();
+                subsumed.add(older.id);
+                older.future.completeExceptionally(new IllegalStateException("checkpoint " + older.id +
+                    " subsumed by " + p.id));
+            }
+            done = new CompletedCheckpoint(p.id, p.triggerMillis, System.nanoTime() - p.triggerNanos,
+                metadata.sourcePositions());
+            completed.addLast(done);
+            while (completed.size() > retained)
+            {
+                completed.removeFirst();
+            }
+            lastCompletionNanos = System.nanoTime();
+            consecutiveFailures = 0;
+        }
+        for (final long id : subsumed)
+        {
+            execution.notifyTasksAborted(id);
+        }
+        execution.notifyTasksComplete(done.checkpointId());
+        p.future.complete(done);
+    }
+
+    private Map<String, List<Long>> positionsOf(final Pending p)
+    {
+        final Map<String, List<Long>> positions = new LinkedHashMap<>();
+        for (int i = 0; i < tasks.size(); i++)
+        {
+            final Task task = tasks.get(i);
+            if (task instanceof SourceTask)
+            {
+                final OperatorRuntime source = task.chain[0].runtime();
+                final List<Long> perSubtask = positions.computeIfAbsent(source.uid(), uid ->
+                {
+                    final List<Long> list = new ArrayList<>();
+                    for (int s = 0; s < source.parallelism(); s++)
+                    {
+                        list.add(-1L);
+                    }
+                    return list;
+                });
+                perSubtask.set(source.subtaskIndex(), p.acknowledged[i] ? p.positions[i] : finishedPositions[i]);
+            }
+        }
+        return positions;
+    }
+
+    /** Aborts checkpoints that failed; more consecutive failures than tolerated fail the job. */
+    private void failed(final List<Pending> failedCheckpoints, final String why)
+    {
+        final boolean tooMany;
+        synchronized (lock)
+        {
+            for (final Pending p : failedCheckpoints)
+            {
+                pending.remove(p.id);
+                consecutiveFailures++;
+            }
+            tooMany = consecutiveFailures > tolerableFailures;
+        }
+        for (final Pending p : failedCheckpoints)
+        {
+            execution.notifyTasksAborted(p.id);
+            p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " " + why));
+        }
+        if (tooMany)
+        {
+            execution.fail(new IllegalStateException("job '" + execution.jobName() + "' exceeded its tolerable " +
+                "checkpoint failures (" + tolerableFailures + "): the last checkpoint " + why));
+        }
     }
 
     private void tick()
@@ -206,33 +332,20 @@ final class CheckpointCoordinator
     private void expireOverdue()
     {
         final List<Pending> expired = new ArrayList<>();
-        boolean tooMany = false;
         synchronized (lock)
         {
             final long now = System.nanoTime();
-            for (final Iterator<Pending> it = pending.values().iterator(); it.hasNext();)
+            for (final Pending p : pending.values())
             {
-                final Pending p = it.next();
-                if (now - p.triggerNanos > config.timeout().toNanos())
+                if (!p.committing && now - p.triggerNanos > config.timeout().toNanos())
                 {
-                    it.remove();
                     expired.add(p);
-                    consecutiveFailures++;
                 }
             }
-            tooMany = consecutiveFailures > config.tolerableFailures();
         }
-        for (final Pending p : expired)
+        if (!expired.isEmpty())
         {
-            execution.notifyTasksAborted(p.id);
-            p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " expired after " +
-                config.timeout()));
-        }
-        if (tooMany)
-        {
-            execution.fail(new IllegalStateException("job '" + execution.jobName() + "' exceeded its tolerable " +
-                "checkpoint failures (" + config.tolerableFailures() + "): the last checkpoints expired after " +
-                config.timeout()));
+            failed(expired, "expired after " + config.timeout());
         }
     }
 
@@ -243,61 +356,6 @@ final class CheckpointCoordinator
         return p;
     }
 
-    private CompletedCheckpoint completeLocked(final Pending p, final List<Long> subsumed)
-    {
-        pending.remove(p.id);
-        for (final Iterator<Pending> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
-        {
-            final Pending older = it.next();
-            it.remove();
-            subsumed.add(older.id);
-            older.future.completeExceptionally(new IllegalStateException("checkpoint " + older.id +
-                " subsumed by " + p.id));
-        }
-        final Map<String, List<Long>> positions = new LinkedHashMap<>();
-        for (int i = 0; i < tasks.size(); i++)
-        {
-            final Task task = tasks.get(i);
-            if (task instanceof SourceTask)
-            {
-                final OperatorRuntime source = task.chain[0].runtime();
-                final List<Long> perSubtask = positions.computeIfAbsent(source.uid(), uid ->
-                {
-                    final List<Long> list = new ArrayList<>();
-                    for (int s = 0; s < source.parallelism(); s++)
-                    {
-                        list.add(-1L);
-                    }
-                    return list;
-                });
-                perSubtask.set(source.subtaskIndex(), p.acknowledged[i] ? p.positions[i] : finishedPositions[i]);
-            }
-        }
-        final CompletedCheckpoint done = new CompletedCheckpoint(
-            p.id, p.triggerMillis, System.nanoTime() - p.triggerNanos, positions);
-        completed.addLast(done);
-        while (completed.size() > (config == null ? 1 : config.retained()))
-        {
-            completed.removeFirst();
-        }
-        lastCompletionNanos = System.nanoTime();
-        consecutiveFailures = 0;
-        return done;
-    }
-
-    private void notifyOutcome(final CompletedCheckpoint done, final Pending p, final List<Long> subsumed)
-    {
-        for (final long id : subsumed)
-        {
-            execution.notifyTasksAborted(id);
-        }
-        if (done != null)
-        {
-            execution.notifyTasksComplete(done.checkpointId());
-            p.future.complete(done);
-        }
-    }
-
     /** A triggered checkpoint waiting for acknowledgements. Guarded by the coordinator's lock. */
     final class Pending
     {
@@ -305,6 +363,8 @@ final class CheckpointCoordinator
         final long triggerNanos = System.nanoTime();
         final long triggerMillis = System.currentTimeMillis();
         final boolean[] acknowledged;
+        /** Every task acknowledged; its metadata is being committed. */
+        boolean committing;
         final long[] positions;
         final CompletableFuture<CompletedCheckpoint> future = new CompletableFuture<>();
 

@@ -164,4 +164,67 @@ class CheckpointCoordinationTest
             .hasMessageContaining("tolerable checkpoint failures (2)");
         assertThat(handle.completedCheckpoints()).isEmpty();
     }
+
+    @Test
+    void checkpointsAreCommittedToADirectoryWithRetention(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+        throws Exception
+    {
+        final io.ringflow.state.checkpoint.DirectoryCheckpointStorage storage =
+            new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(dir.resolve("checkpoints"));
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofMillis(5)).retained(2).storage(storage).build())
+            .build());
+        env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "numbers").uid("numbers")
+            .keyBy(n -> n % 3).map(n -> n).sinkTo(new DiscardSink<>());
+        try (JobHandle handle = env.execute("durable"))
+        {
+            final CompletedCheckpoint first = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
+                handle.completedCheckpoints().get(handle.completedCheckpoints().size() - 1).checkpointId() >
+                    first.checkpointId() + 3);
+        }
+        final List<Long> ids = storage.checkpointIds();
+        assertThat(ids).hasSize(2);
+        final io.ringflow.state.checkpoint.CheckpointMetadata latest = storage.latestIntact().orElseThrow();
+        assertThat(latest.checkpointId()).isEqualTo(ids.get(1));
+        assertThat(latest.sourcePositions().get("numbers")).hasSize(1).allMatch(position -> position > 0);
+    }
+
+    @Test
+    void aStorageThatCannotWriteDeclinesCheckpointsUntilTheTolerableFailuresAreUsedUp()
+    {
+        final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        final io.ringflow.state.checkpoint.CheckpointStorage broken = new io.ringflow.state.checkpoint.CheckpointStorage()
+        {
+            @Override
+            public void store(final io.ringflow.state.checkpoint.CheckpointMetadata metadata, final int retained)
+                throws java.io.IOException
+            {
+                attempts.incrementAndGet();
+                throw new java.io.IOException("disk full");
+            }
+
+            @Override
+            public List<Long> checkpointIds()
+            {
+                return List.of();
+            }
+
+            @Override
+            public io.ringflow.state.checkpoint.CheckpointMetadata load(final long checkpointId)
+            {
+                throw new UnsupportedOperationException();
+            }
+        };
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofMillis(5)).tolerableFailures(3).storage(broken).build())
+            .build());
+        env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "numbers").sinkTo(new DiscardSink<>());
+        final JobHandle handle = env.execute("disk-full");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> handle.awaitTermination(TestJobs.HANG_GUARD))
+            .hasMessageContaining("tolerable checkpoint failures (3)")
+            .hasMessageContaining("disk full");
+        assertThat(attempts.get()).isEqualTo(4);
+        assertThat(handle.completedCheckpoints()).isEmpty();
+    }
 }

@@ -1,0 +1,130 @@
+package io.ringflow.state.checkpoint;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class CheckpointStorageTest
+{
+    private static CheckpointMetadata metadata(final long id)
+    {
+        return new CheckpointMetadata(id, 1_700_000_000_000L + id,
+            Map.of("numbers", List.of(10L * id, 10L * id + 1), "ünïcødé-source", List.of(-1L)));
+    }
+
+    @Test
+    void theFormatRoundTripsAndDetectsEverySingleByteCorruption()
+    {
+        final CheckpointMetadata original = metadata(7);
+        final byte[] bytes = MetadataFormat.encode(original);
+        assertThat(MetadataFormat.decode(bytes, "f")).isEqualTo(original);
+
+        for (int i = 0; i < bytes.length; i++)
+        {
+            final byte[] corrupt = bytes.clone();
+            corrupt[i] ^= 0x5A;
+            final int at = i;
+            assertThatThrownBy(() -> MetadataFormat.decode(corrupt, "chk-7/_metadata"))
+                .as("byte %d flipped", at)
+                .isInstanceOf(CorruptCheckpointException.class)
+                .hasMessageContaining("chk-7/_metadata");
+        }
+        for (int length = 0; length < bytes.length; length++)
+        {
+            final byte[] torn = java.util.Arrays.copyOf(bytes, length);
+            assertThatThrownBy(() -> MetadataFormat.decode(torn, "torn")).isInstanceOf(CorruptCheckpointException.class);
+        }
+    }
+
+    @Test
+    void randomGarbageIsNeverAcceptedAsMetadata()
+    {
+        final Random random = new Random(5);
+        for (int n = 0; n < 2000; n++)
+        {
+            final byte[] garbage = new byte[random.nextInt(200)];
+            random.nextBytes(garbage);
+            assertThatThrownBy(() -> MetadataFormat.decode(garbage, "garbage"))
+                .as("seed 5, case %d", n)
+                .isInstanceOf(CorruptCheckpointException.class);
+        }
+    }
+
+    @Test
+    void aDirectoryKeepsTheRetainedCheckpointsAndSkipsACorruptNewestOne(@TempDir final Path dir) throws IOException
+    {
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir.resolve("checkpoints"));
+        for (long id = 1; id <= 5; id++)
+        {
+            storage.store(metadata(id), 3);
+        }
+        assertThat(storage.checkpointIds()).containsExactly(3L, 4L, 5L);
+        assertThat(storage.load(4)).isEqualTo(metadata(4));
+        assertThat(Files.exists(storage.directory().resolve("chk-5").resolve("_metadata.inprogress"))).isFalse();
+
+        final Path newest = storage.directory().resolve("chk-5").resolve(DirectoryCheckpointStorage.METADATA);
+        final byte[] bytes = Files.readAllBytes(newest);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(newest, bytes);
+        assertThatThrownBy(() -> storage.load(5))
+            .isInstanceOf(CorruptCheckpointException.class)
+            .hasMessageContaining(newest.toString())
+            .hasMessageContaining("checksum");
+        assertThat(storage.latestIntact()).contains(metadata(4));
+
+        Files.createDirectories(storage.directory().resolve("chk-9"));
+        assertThatThrownBy(() -> storage.load(9)).hasMessageContaining("missing");
+        assertThat(storage.latestIntact()).contains(metadata(4));
+    }
+
+    @Test
+    void anUnwritableDirectoryIsAClearErrorNamingIt(@TempDir final Path dir) throws IOException
+    {
+        final Path locked = Files.createDirectory(dir.resolve("locked"));
+        Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("r-x------"));
+        try
+        {
+            assumeTrue(!Files.isWritable(locked), "running as a user who can write anywhere (root)");
+            assertThatThrownBy(() -> new DirectoryCheckpointStorage(locked))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(locked.toString());
+        }
+        finally
+        {
+            Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
+    @Test
+    void aFileWhereTheDirectoryShouldBeIsAClearError(@TempDir final Path dir) throws IOException
+    {
+        final Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
+        assertThatThrownBy(() -> new DirectoryCheckpointStorage(file))
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining(file.toString());
+    }
+
+    @Test
+    void inMemoryStorageUsesTheSameFormatAndRetention()
+    {
+        final InMemoryCheckpointStorage storage = new InMemoryCheckpointStorage();
+        for (long id = 1; id <= 4; id++)
+        {
+            storage.store(metadata(id), 2);
+        }
+        assertThat(storage.checkpointIds()).containsExactly(3L, 4L);
+        assertThat(storage.load(3)).isEqualTo(metadata(3));
+        assertThatThrownBy(() -> storage.load(1)).isInstanceOf(CorruptCheckpointException.class);
+    }
+}
