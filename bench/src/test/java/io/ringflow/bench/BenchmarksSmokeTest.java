@@ -66,6 +66,19 @@ class BenchmarksSmokeTest
     }
 
     @Test
+    void checkpointLatencyBenchmarkRuns() throws Exception
+    {
+        final ChainedOptionsBuilder options =
+            smokeOptions(CheckpointLatencyBenchmark.class, "checkpoint", "checkpoint-latency")
+                .param("depth", "1").param("idleStrategy", "BLOCK");
+        final Collection<RunResult> results = new Runner(options.build()).run();
+
+        // IDLE and SATURATED
+        assertThat(results).hasSize(2);
+        assertProducedScores(results);
+    }
+
+    @Test
     void aRecordCountThatDisagreesWithOperationsPerInvocationIsRefused()
     {
         // -p records=20000 without -opi 20000: JMH would count 10,000,000 operations per invocation.
