@@ -11,8 +11,36 @@ import java.util.Map;
  * @param triggerMillis   when it was triggered, epoch ms.
  * @param durationNanos   trigger to the last acknowledgement.
  * @param sourcePositions per source operator uid, the position of each subtask (index = subtask).
+ * @param subtasks        per task, what it spent on this checkpoint.
  */
 public record CompletedCheckpoint(
-    long checkpointId, long triggerMillis, long durationNanos, Map<String, List<Long>> sourcePositions)
+    long checkpointId,
+    long triggerMillis,
+    long durationNanos,
+    Map<String, List<Long>> sourcePositions,
+    List<SubtaskCheckpointStats> subtasks)
 {
+    /** @return the longest alignment of any task, ns. */
+    public long maxAlignmentNanos()
+    {
+        long max = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            max = Math.max(max, stats.alignmentDurationNanos());
+        }
+        return max;
+    }
+
+    /** @return a one-line summary, as the sample prints it. */
+    public String summary()
+    {
+        long maxSync = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            maxSync = Math.max(maxSync, stats.syncDurationNanos());
+        }
+        return String.format(java.util.Locale.ROOT, "checkpoint %d: %.1f us end to end, max sync %.1f us, " +
+            "max alignment %.1f us, %d tasks", checkpointId, durationNanos / 1e3, maxSync / 1e3,
+            maxAlignmentNanos() / 1e3, subtasks.size());
+    }
 }

@@ -2,6 +2,7 @@ package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.CompletedCheckpoint;
+import io.ringflow.engine.api.SubtaskCheckpointStats;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
@@ -158,8 +159,10 @@ final class CheckpointCoordinator
     }
 
     /** A task took its snapshot of checkpoint {@code id}; sources give their position, others -1. Task thread. */
-    void acknowledge(final Task task, final long id, final long position)
+    void acknowledge(
+        final Task task, final long id, final long position, final long syncNanos, final long alignmentNanos)
     {
+        final long now = System.nanoTime();
         synchronized (lock)
         {
             final Pending p = pending.get(id);
@@ -167,8 +170,12 @@ final class CheckpointCoordinator
             {
                 return;
             }
-            p.acknowledged[task.index()] = true;
-            p.positions[task.index()] = position;
+            final int i = task.index();
+            p.acknowledged[i] = true;
+            p.positions[i] = position;
+            p.syncNanos[i] = syncNanos;
+            p.alignmentNanos[i] = alignmentNanos;
+            p.acknowledgedAfterNanos[i] = now - p.triggerNanos;
             commitIfCompleteLocked(p);
         }
     }
@@ -240,7 +247,7 @@ final class CheckpointCoordinator
                     " subsumed by " + p.id));
             }
             done = new CompletedCheckpoint(p.id, p.triggerMillis, System.nanoTime() - p.triggerNanos,
-                metadata.sourcePositions());
+                metadata.sourcePositions(), statsOf(p));
             completed.addLast(done);
             while (completed.size() > retained)
             {
@@ -255,6 +262,19 @@ final class CheckpointCoordinator
         }
         execution.notifyTasksComplete(done.checkpointId());
         p.future.complete(done);
+    }
+
+    private List<SubtaskCheckpointStats> statsOf(final Pending p)
+    {
+        final List<SubtaskCheckpointStats> stats = new ArrayList<>(tasks.size());
+        for (int i = 0; i < tasks.size(); i++)
+        {
+            stats.add(p.acknowledged[i] ?
+                new SubtaskCheckpointStats(tasks.get(i).name(), p.syncNanos[i], p.alignmentNanos[i],
+                    p.acknowledgedAfterNanos[i]) :
+                new SubtaskCheckpointStats(tasks.get(i).name(), -1, -1, -1));
+        }
+        return List.copyOf(stats);
     }
 
     private Map<String, List<Long>> positionsOf(final Pending p)
@@ -366,6 +386,9 @@ final class CheckpointCoordinator
         /** Every task acknowledged; its metadata is being committed. */
         boolean committing;
         final long[] positions;
+        final long[] syncNanos;
+        final long[] alignmentNanos;
+        final long[] acknowledgedAfterNanos;
         final CompletableFuture<CompletedCheckpoint> future = new CompletableFuture<>();
 
         Pending(final long id, final int taskCount)
@@ -373,6 +396,9 @@ final class CheckpointCoordinator
             this.id = id;
             this.acknowledged = new boolean[taskCount];
             this.positions = new long[taskCount];
+            this.syncNanos = new long[taskCount];
+            this.alignmentNanos = new long[taskCount];
+            this.acknowledgedAfterNanos = new long[taskCount];
         }
 
         long id()

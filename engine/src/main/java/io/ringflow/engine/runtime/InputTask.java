@@ -40,6 +40,8 @@ final class InputTask extends Task
     private final BooleanSupplier hasInput = this::hasInput;
     private final BarrierHandler barriers;
     private int ended;
+    /** Duration of the last synchronous snapshot, reported with the acknowledgement. Task thread only. */
+    private long lastSyncNanos;
 
     InputTask(
         final JobExecution execution,
@@ -154,8 +156,9 @@ final class InputTask extends Task
         @Override
         public boolean snapshotState(final CheckpointBarrier barrier, final boolean unaligned)
         {
+            final long start = System.nanoTime();
             snapshotChain(barrier.checkpointId());
-            execution.acknowledge(InputTask.this, barrier.checkpointId(), -1);
+            lastSyncNanos = System.nanoTime() - start;
             return true;
         }
 
@@ -186,7 +189,9 @@ final class InputTask extends Task
         @Override
         public void allBarriersReceived(final CheckpointAlignment alignment)
         {
-            // statistics arrive with the checkpoint coordinator
+            // the input side is complete: acknowledge with the statistics of this checkpoint
+            execution.acknowledge(InputTask.this, alignment.checkpointId(), -1, lastSyncNanos,
+                alignment.alignmentDurationNanos());
         }
     }
 

@@ -264,9 +264,10 @@ public final class JobExecution implements JobHandle
         }
     }
 
-    void acknowledge(final Task task, final long checkpointId, final long position)
+    void acknowledge(
+        final Task task, final long checkpointId, final long position, final long syncNanos, final long alignmentNanos)
     {
-        coordinator.acknowledge(task, checkpointId, position);
+        coordinator.acknowledge(task, checkpointId, position, syncNanos, alignmentNanos);
     }
 
     void notifyTasksComplete(final long checkpointId)

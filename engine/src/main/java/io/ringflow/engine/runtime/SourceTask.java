@@ -38,9 +38,10 @@ final class SourceTask extends Task
         final long requested = execution.requestedBarrier();
         if (requested > lastForwardedBarrier())
         {
+            final long start = System.nanoTime();
             forwardBarrier(requested, BARRIER_CHECKPOINT, System.currentTimeMillis());
             // the cut: the position after the last record emitted before the barrier
-            execution.acknowledge(this, requested, source.position());
+            execution.acknowledge(this, requested, source.position(), System.nanoTime() - start, 0);
         }
         final int emitted;
         try

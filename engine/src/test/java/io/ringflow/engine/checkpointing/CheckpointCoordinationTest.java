@@ -105,6 +105,15 @@ class CheckpointCoordinationTest
                     .isEqualTo(recordsBeforeCut);
                 assertThat(recordsBeforeCut).isGreaterThanOrEqualTo(previousTotal);
                 previousTotal = recordsBeforeCut;
+                // one source and one count->sink task per subtask, each with its own statistics
+                assertThat(checkpoint.subtasks()).hasSize(2 * parallelism).allSatisfy(stats ->
+                {
+                    assertThat(stats.syncDurationNanos()).isNotNegative();
+                    assertThat(stats.alignmentDurationNanos()).isNotNegative();
+                    assertThat(stats.acknowledgedAfterNanos()).isNotNegative()
+                        .isLessThanOrEqualTo(checkpoint.durationNanos());
+                });
+                assertThat(checkpoint.summary()).startsWith("checkpoint " + checkpoint.checkpointId() + ":");
             }
             Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
                 CountAtSnapshot.COMPLETED.getOrDefault(job, List.of()).contains(onDemand.checkpointId()));

@@ -1,5 +1,7 @@
 package io.ringflow.samples.cli;
 
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.api.InvalidJobException;
 import io.ringflow.engine.api.JobConfig;
@@ -107,6 +109,11 @@ public final class PageViewCommand implements Callable<Integer>
             "0 = no limit. The views generated until then are still counted and verified.")
     private long seconds;
 
+    @Option(names = "--checkpoint-interval", paramLabel = "MS", defaultValue = "0",
+        description = "Take an aligned checkpoint every MS milliseconds (kept in memory) and print a line for the " +
+            "newest one each second; 0 = no checkpoints.")
+    private long checkpointIntervalMs;
+
     @Option(names = "--quiet-totals", defaultValue = "false",
         description = "With more than " + ALL_TOTALS_UP_TO + " apps, print the first " + QUIET_TOTALS_SHOWN +
             " totals and a summary instead of every app's total.")
@@ -125,7 +132,16 @@ public final class PageViewCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
 
-        final JobEnvironment env = JobEnvironment.create(PageViewCount.jobConfig(options));
+        if (checkpointIntervalMs < 0)
+        {
+            throw new ParameterException(spec.commandLine(),
+                "--checkpoint-interval must be 0 (off) or a positive number of milliseconds, was " +
+                    checkpointIntervalMs);
+        }
+        final JobConfig config = checkpointIntervalMs == 0 ? PageViewCount.jobConfig(options) :
+            PageViewCount.jobConfig(options).toBuilder()
+                .checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs)).build()).build();
+        final JobEnvironment env = JobEnvironment.create(config);
         final PageViewCount job = PageViewCount.build(env, options);
         printHeader(out, options);
         final JobHandle handle;
@@ -233,6 +249,7 @@ public final class PageViewCommand implements Callable<Integer>
         final long start = System.nanoTime();
         long lastTick = start;
         long lastTotal = 0;
+        long lastCheckpointShown = -1;
         long nextTick = start + SECOND;
         boolean interrupted = false;
         while (true)
@@ -264,6 +281,16 @@ public final class PageViewCommand implements Callable<Integer>
             out.printf(Locale.ROOT, "%8.1f s %,14d %,16d %s %s %s%n", (now - start) / 1e9,
                 Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)), total,
                 micros(interval, 50.0), micros(interval, 99.0), micros(interval, 99.9));
+            final List<CompletedCheckpoint> checkpoints = handle.completedCheckpoints();
+            if (!checkpoints.isEmpty())
+            {
+                final CompletedCheckpoint newest = checkpoints.get(checkpoints.size() - 1);
+                if (newest.checkpointId() != lastCheckpointShown)
+                {
+                    out.printf(Locale.ROOT, "           %s%n", newest.summary());
+                    lastCheckpointShown = newest.checkpointId();
+                }
+            }
             out.flush();
             lastTick = now;
             lastTotal = total;

@@ -40,6 +40,15 @@ class RingflowCommandTest
     }
 
     @Test
+    void pageViewWithCheckpointsStillVerifiesTheTotals()
+    {
+        final int exitCode = run("page-view", "--events", "200000", "--apps", "10", "--checkpoint-interval", "1");
+
+        assertThat(exitCode).as("exit code; stderr: %s", err).isZero();
+        assertThat(out.toString()).contains("verified: totals equal generated events per app");
+    }
+
+    @Test
     void pageViewWithParallelismAndQuietTotalsPrintsASummaryOfTheTotals()
     {
         final int exitCode = run("page-view", "--events", "100_000", "--apps", "1k", "-p", "2", "--idle", "BLOCK",
@@ -61,6 +70,7 @@ class RingflowCommandTest
         "page-view --parallelism 0      | --parallelism must be in [1, 128]",
         "page-view -p 129               | --parallelism must be in [1, 128]",
         "page-view --seconds -1         | --seconds must be >= 0",
+        "page-view --checkpoint-interval -5 | --checkpoint-interval must be 0 (off) or a positive number",
         "page-view --idle SOMETIMES     | Invalid value for option '--idle'",
         "page-view --events lots        | 'lots' is not a count",
         "page-view --no-such-option     | Unknown option: '--no-such-option'",
