@@ -19,9 +19,11 @@ public final class CheckpointConfig
     private final int tolerableFailures;
     private final int retained;
     private final CheckpointStorage storage;
+    private final boolean retainOnCancel;
 
     private CheckpointConfig(final Builder b)
     {
+        retainOnCancel = b.retainOnCancel;
         storage = b.storage;
         interval = b.interval;
         timeout = b.timeout;
@@ -76,6 +78,12 @@ public final class CheckpointConfig
         return retained;
     }
 
+    /** @return whether a cancelled job keeps its completed checkpoints (true) or deletes them. */
+    public boolean retainOnCancel()
+    {
+        return retainOnCancel;
+    }
+
     /** @return where completed checkpoints are committed. */
     public CheckpointStorage storage()
     {
@@ -87,7 +95,7 @@ public final class CheckpointConfig
     {
         return "CheckpointConfig{interval=" + interval + ", timeout=" + timeout + ", minPause=" + minPause +
             ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
-            retained + ", storage=" + storage.getClass().getSimpleName() + '}';
+            retained + ", retainOnCancel=" + retainOnCancel + ", storage=" + storage.getClass().getSimpleName() + '}';
     }
 
     /** Collects options; {@link #build()} validates them. */
@@ -100,6 +108,7 @@ public final class CheckpointConfig
         private int tolerableFailures;
         private int retained = 1;
         private CheckpointStorage storage;
+        private boolean retainOnCancel = true;
 
         private Builder(final Duration interval)
         {
@@ -150,6 +159,17 @@ public final class CheckpointConfig
         public Builder storage(final CheckpointStorage value)
         {
             storage = value;
+            return this;
+        }
+
+        /**
+         * @param value whether a cancelled job keeps its completed checkpoints (default true); a failed job always
+         *              keeps them, to restart from.
+         * @return this
+         */
+        public Builder retainOnCancel(final boolean value)
+        {
+            retainOnCancel = value;
             return this;
         }
 

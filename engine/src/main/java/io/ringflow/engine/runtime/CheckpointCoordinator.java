@@ -124,6 +124,34 @@ final class CheckpointCoordinator
     }
 
     /**
+     * The job has terminated: a cancelled job that does not retain its checkpoints deletes them, after any commit
+     * still running. Called once, by the job's monitor thread, after {@link #stop()}.
+     *
+     * @param cancelled whether the job ended CANCELED.
+     */
+    void jobTerminated(final boolean cancelled)
+    {
+        if (!cancelled || config == null || config.retainOnCancel())
+        {
+            return;
+        }
+        try
+        {
+            io.awaitTermination(1, TimeUnit.MINUTES);
+            storage.discardAll();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            LOG.log(Level.WARNING, "could not delete the checkpoints of cancelled job '" + execution.jobName() + "'",
+                ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * @return completes with the checkpoint once every task acknowledged it, or exceptionally when it is aborted.
      */
     CompletableFuture<CompletedCheckpoint> triggerCheckpoint()

@@ -145,6 +145,7 @@ public final class JobExecution implements JobHandle
         coordinator.stop();
         final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
             finishedTasks.get() == tasks.size() ? JobStatus.FINISHED : JobStatus.CANCELED;
+        coordinator.jobTerminated(finalStatus == JobStatus.CANCELED);
         status = finalStatus;
         LOG.log(Level.DEBUG, () -> "job '" + jobName + "' terminated: " + finalStatus);
         termination.complete(finalStatus);

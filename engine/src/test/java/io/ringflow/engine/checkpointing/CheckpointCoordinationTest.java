@@ -220,6 +220,11 @@ class CheckpointCoordinationTest
             }
 
             @Override
+            public void discardAll()
+            {
+            }
+
+            @Override
             public io.ringflow.state.checkpoint.CheckpointMetadata load(final long checkpointId)
             {
                 throw new UnsupportedOperationException();
@@ -235,5 +240,22 @@ class CheckpointCoordinationTest
             .hasMessageContaining("disk full");
         assertThat(attempts.get()).isEqualTo(4);
         assertThat(handle.completedCheckpoints()).isEmpty();
+    }
+
+    @ParameterizedTest(name = "retain on cancel: {0}")
+    @ValueSource(booleans = {true, false})
+    void aCancelledJobKeepsOrDeletesItsCheckpointsAsConfigured(final boolean retain) throws Exception
+    {
+        final io.ringflow.state.checkpoint.InMemoryCheckpointStorage storage =
+            new io.ringflow.state.checkpoint.InMemoryCheckpointStorage();
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retainOnCancel(retain).build())
+            .build());
+        env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "numbers").sinkTo(new DiscardSink<>());
+        final JobHandle handle = env.execute("retention-" + retain);
+        handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+        assertThat(storage.checkpointIds()).hasSize(1);
+        handle.close();
+        assertThat(storage.checkpointIds()).hasSize(retain ? 1 : 0);
     }
 }

@@ -34,6 +34,13 @@ public interface CheckpointStorage
     CheckpointMetadata load(long checkpointId) throws IOException;
 
     /**
+     * Deletes every stored checkpoint (a cancelled job that does not retain its checkpoints).
+     *
+     * @throws IOException when some could not be deleted.
+     */
+    void discardAll() throws IOException;
+
+    /**
      * @return the newest checkpoint that reads back intact, skipping (and never returning) corrupt ones.
      * @throws IOException when the storage cannot be listed.
      */

@@ -90,6 +90,15 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public synchronized void discardAll() throws IOException
+    {
+        for (final long id : checkpointIds())
+        {
+            deleteRecursively(directory.resolve(PREFIX + id));
+        }
+    }
+
+    @Override
     public List<Long> checkpointIds() throws IOException
     {
         final List<Long> ids = new ArrayList<>();

@@ -23,6 +23,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public void discardAll()
+    {
+        files.clear();
+    }
+
+    @Override
     public List<Long> checkpointIds()
     {
         return new ArrayList<>(files.keySet());

@@ -86,6 +86,11 @@ class CheckpointStorageTest
         Files.createDirectories(storage.directory().resolve("chk-9"));
         assertThatThrownBy(() -> storage.load(9)).hasMessageContaining("missing");
         assertThat(storage.latestIntact()).contains(metadata(4));
+
+        Files.createDirectories(storage.directory().resolve("chk-not-a-checkpoint"));
+        storage.discardAll();
+        assertThat(storage.checkpointIds()).isEmpty();
+        assertThat(Files.exists(storage.directory().resolve("chk-not-a-checkpoint"))).isTrue();
     }
 
     @Test
