@@ -10,8 +10,8 @@ import io.ringflow.engine.channel.RingChannel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -19,8 +19,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -233,10 +233,10 @@ public final class JobExecution implements JobHandle
     }
 
     /**
-     * Asks every source to inject a barrier with a new checkpoint id. The checkpointing layer builds on this; for
-     * now it lets tests and tools see barriers travel.
+     * Triggers a checkpoint without waiting for it, for tests and tools that follow its barrier (see
+     * {@link #barrierReachedAllSinks}); {@link #triggerCheckpoint()} is the user-facing form.
      *
-     * @return the new barrier's checkpoint id.
+     * @return the new checkpoint's id, or -1 when the job is no longer running.
      */
     public long injectBarrier()
     {
