@@ -17,7 +17,6 @@ abstract class WriterHotFields extends WriterLhsPadding
     protected long lastPublished;
     /** A claimed slot whose write failed (record too large): reused by the next write, never published as is. */
     protected long spareSequence;
-    protected long recordsWritten;
 }
 
 abstract class WriterRhsPadding extends WriterHotFields

@@ -82,7 +82,6 @@ public final class ChannelWriter extends WriterRhsPadding
             throw failed;
         }
         slot.setHeader(SlotKind.RECORD, length);
-        recordsWritten++;
         if (sequence - lastPublished >= publishBatch)
         {
             publish();
@@ -127,12 +126,6 @@ public final class ChannelWriter extends WriterRhsPadding
         {
             publishUpTo(last);
         }
-    }
-
-    /** @return records written since the channel was created; producer thread only. */
-    public long recordsWritten()
-    {
-        return recordsWritten;
     }
 
     /** @return the channel this writer writes to. */

@@ -23,9 +23,17 @@ import java.util.Map;
 public final class StreamGraph
 {
     private final List<StreamNode> nodes = new ArrayList<>();
-    private final Map<StreamNode, Object> sharedFunctions = new HashMap<>();
-    /** Shared functions whose final fields are fine to share (stateless-looking: map, filter, flatMap). */
-    private final Map<StreamNode, Boolean> finalFieldsAllowed = new HashMap<>();
+    private final Map<StreamNode, SharedFunction> sharedFunctions = new HashMap<>();
+
+    /**
+     * One function instance that every subtask of a node will share.
+     *
+     * @param function           the instance.
+     * @param finalFieldsAllowed whether final fields are fine to share (plain functions: map, filter, flatMap).
+     */
+    private record SharedFunction(Object function, boolean finalFieldsAllowed)
+    {
+    }
 
     /**
      * @param kind    the node's shape.
@@ -68,8 +76,7 @@ public final class StreamGraph
      */
     public void markSharedFunction(final StreamNode node, final Object function)
     {
-        sharedFunctions.put(node, function);
-        finalFieldsAllowed.put(node, false);
+        sharedFunctions.put(node, new SharedFunction(function, false));
     }
 
     /**
@@ -81,8 +88,7 @@ public final class StreamGraph
      */
     public void markSharedPlainFunction(final StreamNode node, final Object function)
     {
-        sharedFunctions.put(node, function);
-        finalFieldsAllowed.put(node, true);
+        sharedFunctions.put(node, new SharedFunction(function, true));
     }
 
     /** @return the nodes, in topological order. */
@@ -184,9 +190,10 @@ public final class StreamGraph
             resolveParallelism(node, config);
         }
         assignUids();
-        for (final Map.Entry<StreamNode, Object> shared : sharedFunctions.entrySet())
+        for (final Map.Entry<StreamNode, SharedFunction> shared : sharedFunctions.entrySet())
         {
-            checkSharedFunction(shared.getKey(), shared.getValue(), finalFieldsAllowed.get(shared.getKey()));
+            checkSharedFunction(
+                shared.getKey(), shared.getValue().function(), shared.getValue().finalFieldsAllowed());
         }
         final List<StreamEdge> resolved = new ArrayList<>();
         for (final StreamNode node : nodes)
