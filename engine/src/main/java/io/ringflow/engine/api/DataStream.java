@@ -264,17 +264,17 @@ public class DataStream<T>
         return node;
     }
 
+    /** @return the record type of this stream: the first known output type of its inputs (a union has one type). */
     Class<?> singleInputType()
     {
-        Class<?> type = null;
         for (final Input input : inputs)
         {
-            if (type == null)
+            if (input.node.outputType() != null)
             {
-                type = input.node.outputType();
+                return input.node.outputType();
             }
         }
-        return type;
+        return null;
     }
 
     static Class<?> outputTypeOf(final Object function, final Class<?> functionType, final int typeArgIndex)

@@ -40,21 +40,40 @@ public final class CoProcessOperator extends StreamOperator
     @Override
     public void processElement(final Object record) throws Exception
     {
-        if (keySelector1 != null)
+        if (keySelector1 == null)
         {
-            state.setCurrentKey(key(keySelector1, record));
+            function.processElement1(record, output);
+            return;
         }
-        function.processElement1(record, output);
+        state.setCurrentKey(key(keySelector1, record));
+        try
+        {
+            function.processElement1(record, output);
+        }
+        finally
+        {
+            // as in KeyedProcessOperator: state used outside a record must fail, not touch this record's key
+            state.setCurrentKey(null);
+        }
     }
 
     @Override
     public void processElement2(final Object record) throws Exception
     {
-        if (keySelector2 != null)
+        if (keySelector2 == null)
         {
-            state.setCurrentKey(key(keySelector2, record));
+            function.processElement2(record, output);
+            return;
         }
-        function.processElement2(record, output);
+        state.setCurrentKey(key(keySelector2, record));
+        try
+        {
+            function.processElement2(record, output);
+        }
+        finally
+        {
+            state.setCurrentKey(null);
+        }
     }
 
     private Object key(final KeySelector<Object, Object> selector, final Object record) throws Exception
