@@ -20,8 +20,11 @@ import java.util.stream.Stream;
  *
  * <pre>
  *   &lt;dir&gt;/chk-&lt;n&gt;/_metadata      written last and atomically: its presence is the commit point
+ *   &lt;dir&gt;/chk-&lt;n&gt;/&lt;state files&gt;  written (and fsynced) by the snapshot flushers before the metadata
  * </pre>
  *
+ * State files are written under a temporary name, fsynced, then renamed to their final name, so a file that exists
+ * under its final name is complete; the metadata additionally records each one's length and CRC32C.
  * Writing: to {@code _metadata.inprogress}, fsync, rename to {@code _metadata}, fsync the folder. A crash leaves
  * either no {@code _metadata} or a complete one. Retention deletes the oldest {@code chk-*} folders beyond the
  * retained count, only after the new one is committed. Thread-safe: {@link #store} is serialized.
@@ -62,6 +65,91 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public StateOutput createStateOutput(final long checkpointId, final String name) throws IOException
+    {
+        final Path folder = directory.resolve(PREFIX + checkpointId);
+        final Path target = folder.resolve(name);
+        final Path temp = folder.resolve(name + ".inprogress");
+        final FileChannel channel;
+        try
+        {
+            Files.createDirectories(folder);
+            channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        }
+        catch (final IOException ex)
+        {
+            throw new IOException("cannot create state file " + temp + ": " + ex, ex);
+        }
+        final java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(
+            channel), 64 * 1024);
+        return new StateOutput(name)
+        {
+            @Override
+            protected void writeBytes(final byte[] bytes, final int offset, final int count) throws IOException
+            {
+                out.write(bytes, offset, count);
+            }
+
+            @Override
+            protected void finish() throws IOException
+            {
+                try (channel)
+                {
+                    out.flush();
+                    channel.force(true);
+                }
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+            }
+
+            @Override
+            protected void discard()
+            {
+                try
+                {
+                    channel.close();
+                    Files.deleteIfExists(temp);
+                }
+                catch (final IOException ignored)
+                {
+                    // an abandoned file; the checkpoint folder is discarded as a whole too
+                }
+            }
+        };
+    }
+
+    @Override
+    public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        final Path file = directory.resolve(PREFIX + checkpointId).resolve(handle.name());
+        final byte[] bytes;
+        try
+        {
+            bytes = Files.readAllBytes(file);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new CorruptCheckpointException(file.toString(), "missing");
+        }
+        return MetadataFormat.verifyState(bytes, handle, file.toString());
+    }
+
+    @Override
+    public synchronized void discardPending(final long checkpointId) throws IOException
+    {
+        final Path folder = directory.resolve(PREFIX + checkpointId);
+        if (Files.isDirectory(folder) && !Files.exists(folder.resolve(METADATA)))
+        {
+            deleteRecursively(folder);
+        }
+    }
+
+    @Override
+    public String describe()
+    {
+        return "checkpoint directory " + directory;
+    }
+
+    @Override
     public synchronized void store(final CheckpointMetadata metadata, final int retained) throws IOException
     {
         final Path folder = directory.resolve(PREFIX + metadata.checkpointId());
@@ -79,13 +167,32 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         }
         Files.move(temp, folder.resolve(METADATA), StandardCopyOption.ATOMIC_MOVE);
         fsyncDirectory(folder);
-        final List<Long> ids = checkpointIds();
-        for (int i = 0; i < ids.size() - Math.max(1, retained); i++)
+        final List<Long> committed = new ArrayList<>();
+        for (final long id : checkpointIds())
         {
-            if (ids.get(i) != metadata.checkpointId())
+            if (id < metadata.checkpointId() && isCommittedCheckpoint(id))
             {
-                deleteRecursively(directory.resolve(PREFIX + ids.get(i)));
+                committed.add(id);
             }
+        }
+        // the new checkpoint counts as one of the retained
+        for (int i = 0; i < committed.size() - (Math.max(1, retained) - 1); i++)
+        {
+            deleteRecursively(directory.resolve(PREFIX + committed.get(i)));
+        }
+    }
+
+    /** @return whether the folder holds a committed checkpoint that is not a savepoint; savepoints are never pruned. */
+    private boolean isCommittedCheckpoint(final long id)
+    {
+        try
+        {
+            return !load(id).savepoint();
+        }
+        catch (final IOException | CorruptCheckpointException ex)
+        {
+            // a folder still being written (a newer pending checkpoint) or a corrupt one: not ours to prune here
+            return false;
         }
     }
 
@@ -94,7 +201,20 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     {
         for (final long id : checkpointIds())
         {
-            deleteRecursively(directory.resolve(PREFIX + id));
+            final boolean savepoint;
+            try
+            {
+                savepoint = load(id).savepoint();
+            }
+            catch (final CorruptCheckpointException ex)
+            {
+                deleteRecursively(directory.resolve(PREFIX + id));
+                continue;
+            }
+            if (!savepoint)
+            {
+                deleteRecursively(directory.resolve(PREFIX + id));
+            }
         }
     }
 

@@ -20,8 +20,13 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  *   magic "RFCK" (4) | format version (int) | body length (int) | body ... | CRC32C of everything before (int)
- *   body: checkpoint id (long) | trigger ms (long) | source count (int)
- *         per source, sorted by uid: uid length (int) | uid UTF-8 | subtasks (int) | position (long) per subtask
+ *   body: checkpoint id (long) | trigger ms (long) | savepoint (byte 0/1) | source count (int)
+ *         per source, sorted by uid: uid (string) | subtasks (int) | position (long) per subtask
+ *         operator count (int)
+ *         per operator, sorted by uid: uid (string) | parallelism (int) | max parallelism (int)
+ *           per subtask: keyed handle | operator handle | channel handle
+ *   handle: present (byte 0/1), then if present: name (string) | length (long) | CRC32C (int)
+ *   string: length (int) | UTF-8 bytes
  * </pre>
  *
  * All integers big-endian. A reader checks magic, version, lengths and checksum before trusting a single field.
@@ -31,9 +36,10 @@ public final class MetadataFormat
     /** The four bytes every metadata file starts with. */
     public static final int MAGIC = 0x5246434B;
     /** The version this code writes and reads. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     private static final int MAX_UID_BYTES = 64 * 1024;
     private static final int MAX_SUBTASKS = 1 << 15;
+    private static final int MAX_OPERATORS = 1 << 20;
 
     private MetadataFormat()
     {
@@ -51,17 +57,30 @@ public final class MetadataFormat
             final DataOutputStream out = new DataOutputStream(body);
             out.writeLong(metadata.checkpointId());
             out.writeLong(metadata.triggerMillis());
+            out.writeBoolean(metadata.savepoint());
             final Map<String, List<Long>> sorted = new TreeMap<>(metadata.sourcePositions());
             out.writeInt(sorted.size());
             for (final Map.Entry<String, List<Long>> source : sorted.entrySet())
             {
-                final byte[] uid = source.getKey().getBytes(StandardCharsets.UTF_8);
-                out.writeInt(uid.length);
-                out.write(uid);
+                writeString(out, source.getKey());
                 out.writeInt(source.getValue().size());
                 for (final long position : source.getValue())
                 {
                     out.writeLong(position);
+                }
+            }
+            final Map<String, OperatorState> operators = new TreeMap<>(metadata.operators());
+            out.writeInt(operators.size());
+            for (final Map.Entry<String, OperatorState> operator : operators.entrySet())
+            {
+                writeString(out, operator.getKey());
+                out.writeInt(operator.getValue().parallelism());
+                out.writeInt(operator.getValue().maxParallelism());
+                for (final SubtaskState subtask : operator.getValue().subtasks())
+                {
+                    writeHandle(out, subtask.keyed());
+                    writeHandle(out, subtask.operator());
+                    writeHandle(out, subtask.channels());
                 }
             }
             out.flush();
@@ -122,37 +141,39 @@ public final class MetadataFormat
             final DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes, 12, bodyLength));
             final long id = in.readLong();
             final long trigger = in.readLong();
-            final int sources = in.readInt();
-            if (sources < 0)
-            {
-                throw new CorruptCheckpointException(name, "negative source count " + sources);
-            }
+            final boolean savepoint = in.readBoolean();
+            final int sources = readCount(in, name, "source", MAX_OPERATORS);
             final Map<String, List<Long>> positions = new LinkedHashMap<>();
             for (int s = 0; s < sources; s++)
             {
-                final int uidLength = in.readInt();
-                if (uidLength < 0 || uidLength > MAX_UID_BYTES)
-                {
-                    throw new CorruptCheckpointException(name, "uid length " + uidLength + " out of range");
-                }
-                final byte[] uid = in.readNBytes(uidLength);
-                final int subtasks = in.readInt();
-                if (subtasks < 0 || subtasks > MAX_SUBTASKS)
-                {
-                    throw new CorruptCheckpointException(name, "subtask count " + subtasks + " out of range");
-                }
+                final String uid = readString(in, name);
+                final int subtasks = readCount(in, name, "subtask", MAX_SUBTASKS);
                 final List<Long> list = new ArrayList<>(subtasks);
                 for (int i = 0; i < subtasks; i++)
                 {
                     list.add(in.readLong());
                 }
-                positions.put(new String(uid, StandardCharsets.UTF_8), list);
+                positions.put(uid, list);
+            }
+            final int operatorCount = readCount(in, name, "operator", MAX_OPERATORS);
+            final Map<String, OperatorState> operators = new LinkedHashMap<>();
+            for (int o = 0; o < operatorCount; o++)
+            {
+                final String uid = readString(in, name);
+                final int parallelism = readCount(in, name, "parallelism", MAX_SUBTASKS);
+                final int maxParallelism = readCount(in, name, "max parallelism", MAX_SUBTASKS);
+                final List<SubtaskState> subtasks = new ArrayList<>(parallelism);
+                for (int i = 0; i < parallelism; i++)
+                {
+                    subtasks.add(new SubtaskState(readHandle(in, name), readHandle(in, name), readHandle(in, name)));
+                }
+                operators.put(uid, new OperatorState(parallelism, maxParallelism, subtasks));
             }
             if (in.available() != 0)
             {
                 throw new CorruptCheckpointException(name, in.available() + " unexpected bytes after the body");
             }
-            return new CheckpointMetadata(id, trigger, positions);
+            return new CheckpointMetadata(id, trigger, savepoint, positions, operators);
         }
         catch (final EOFException ex)
         {
@@ -162,5 +183,80 @@ public final class MetadataFormat
         {
             throw new CorruptCheckpointException(name, ex.toString());
         }
+    }
+
+    private static void writeString(final DataOutputStream out, final String value) throws IOException
+    {
+        final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static void writeHandle(final DataOutputStream out, final StateHandle handle) throws IOException
+    {
+        out.writeBoolean(handle != null);
+        if (handle != null)
+        {
+            writeString(out, handle.name());
+            out.writeLong(handle.length());
+            out.writeInt(handle.crc32c());
+        }
+    }
+
+    private static String readString(final DataInputStream in, final String file) throws IOException
+    {
+        final int length = in.readInt();
+        if (length < 0 || length > MAX_UID_BYTES)
+        {
+            throw new CorruptCheckpointException(file, "string length " + length + " out of range");
+        }
+        return new String(in.readNBytes(length), StandardCharsets.UTF_8);
+    }
+
+    private static int readCount(final DataInputStream in, final String file, final String what, final int max)
+        throws IOException
+    {
+        final int count = in.readInt();
+        if (count < 0 || count > max)
+        {
+            throw new CorruptCheckpointException(file, what + " count " + count + " out of range");
+        }
+        return count;
+    }
+
+    private static StateHandle readHandle(final DataInputStream in, final String file) throws IOException
+    {
+        if (!in.readBoolean())
+        {
+            return null;
+        }
+        return new StateHandle(readString(in, file), in.readLong(), in.readInt());
+    }
+
+    /**
+     * Checks a state file's bytes against its handle.
+     *
+     * @param bytes  what was read.
+     * @param handle what the metadata says.
+     * @param file   the file, for the message.
+     * @return {@code bytes}.
+     * @throws CorruptCheckpointException when length or checksum differ.
+     */
+    public static byte[] verifyState(final byte[] bytes, final StateHandle handle, final String file)
+    {
+        if (bytes.length != handle.length())
+        {
+            throw new CorruptCheckpointException(file, (bytes.length < handle.length() ? "truncated: " : "torn: ") +
+                bytes.length + " bytes, the checkpoint's metadata says " + handle.length());
+        }
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, bytes.length);
+        if ((int)crc.getValue() != handle.crc32c())
+        {
+            throw new CorruptCheckpointException(file, "checksum mismatch (CRC32C " +
+                Integer.toHexString((int)crc.getValue()) + ", the metadata says " +
+                Integer.toHexString(handle.crc32c()) + ")");
+        }
+        return bytes;
     }
 }

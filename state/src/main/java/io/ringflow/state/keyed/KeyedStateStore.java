@@ -1,5 +1,10 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.snapshot.KeyedSnapshotReader;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+
+import java.util.List;
+
 /**
  * The keyed state of one operator subtask: creates state handles and holds the current key they are scoped to.
  *
@@ -30,6 +35,25 @@ public interface KeyedStateStore
      * @throws IllegalStateException when the name is already declared with another type.
      */
     <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor);
+
+    /**
+     * The synchronous part of a snapshot, on the task thread at the barrier: every record before the barrier has
+     * been applied, none after. What it returns must not change when the live state changes afterwards.
+     *
+     * @param checkpointId the checkpoint.
+     * @return the asynchronous part, to be written by a flusher.
+     */
+    KeyedStateSnapshot snapshot(long checkpointId);
+
+    /**
+     * Restores state from snapshots, before any record is processed and before any state is declared (values are
+     * decoded when their state is declared, and checked against the declaration then). Entries of key groups this
+     * store does not own are skipped, so the snapshots of several former subtasks can be given (rescaling).
+     *
+     * @param snapshots the snapshots to restore from.
+     * @throws IllegalStateException when a snapshot was written with another number of key groups.
+     */
+    void restore(List<KeyedSnapshotReader> snapshots);
 
     /**
      * @return the number of (state, key) entries held; for tests and statistics.

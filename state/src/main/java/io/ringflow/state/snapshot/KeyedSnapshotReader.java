@@ -1,0 +1,257 @@
+package io.ringflow.state.snapshot;
+
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.keyed.KeyGroupRange;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a keyed snapshot written by {@link KeyedSnapshotWriter}. The header and index are parsed and checked when it
+ * is opened; {@link #read} then visits the entries of the requested key groups only.
+ *
+ * <p>Every length is checked against the file's bounds: a damaged file is reported as corrupt, naming it, and
+ * never read out of bounds.
+ */
+public final class KeyedSnapshotReader
+{
+    /** Receives the entries of a snapshot; the buffers are only valid during the call. */
+    @FunctionalInterface
+    public interface EntryVisitor
+    {
+        /**
+         * @param keyGroup     the entry's key group.
+         * @param stateIndex   its state, an index into {@link #states()}.
+         * @param bytes        the snapshot's bytes.
+         * @param keyOffset    where the encoded key starts.
+         * @param keyLength    its length.
+         * @param subKeyOffset where the encoded sub-key starts; meaningless when {@code subKeyLength} is -1.
+         * @param subKeyLength its length, or -1 when the entry has none.
+         * @param valueOffset  where the encoded value starts.
+         * @param valueLength  its length.
+         */
+        void entry(int keyGroup, int stateIndex, UnsafeBuffer bytes, int keyOffset, int keyLength,
+            int subKeyOffset, int subKeyLength, int valueOffset, int valueLength);
+    }
+
+    private final String file;
+    private final UnsafeBuffer bytes;
+    private final int maxParallelism;
+    private final KeyGroupRange range;
+    private final List<StateMeta> states;
+    private final int[] groups;
+    private final long[] offsets;
+
+    private KeyedSnapshotReader(final byte[] data, final String file)
+    {
+        this.file = file;
+        this.bytes = new UnsafeBuffer(data);
+        final int length = data.length;
+        if (length < 24 + KeyedSnapshotFormat.FOOTER_LENGTH)
+        {
+            throw corrupt("truncated: " + length + " bytes");
+        }
+        if (getInt(0) != KeyedSnapshotFormat.MAGIC)
+        {
+            throw corrupt("not a Ringflow keyed snapshot (magic " + Integer.toHexString(getInt(0)) + ")");
+        }
+        final int version = getInt(4);
+        if (version != KeyedSnapshotFormat.VERSION)
+        {
+            throw corrupt("keyed snapshot format version " + version + ", this build reads " +
+                KeyedSnapshotFormat.VERSION);
+        }
+        if (getInt(length - 4) != KeyedSnapshotFormat.END_MAGIC)
+        {
+            throw corrupt("torn: the end marker is missing");
+        }
+        maxParallelism = getInt(8);
+        final int first = getInt(12);
+        final int last = getInt(16);
+        if (maxParallelism <= 0 || first < 0 || last >= maxParallelism || first > last + 1)
+        {
+            throw corrupt("key group range " + first + ".." + last + " of max parallelism " + maxParallelism);
+        }
+        range = new KeyGroupRange(first, last);
+        final int stateCount = getInt(20);
+        if (stateCount < 0 || stateCount > 1 << 16)
+        {
+            throw corrupt("state count " + stateCount);
+        }
+        int position = 24;
+        final List<StateMeta> metas = new ArrayList<>(stateCount);
+        for (int i = 0; i < stateCount; i++)
+        {
+            final String name = getString(position);
+            position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+            check(position, 1);
+            final int kindCode = bytes.getByte(position);
+            position += 1;
+            final String keyType = getString(position);
+            position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+            final int keyVersion = getInt(position);
+            position += 4;
+            final String valueType = getString(position);
+            position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+            final int valueVersion = getInt(position);
+            position += 4;
+            final StateKind kind;
+            try
+            {
+                kind = StateKind.fromCode(kindCode);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw corrupt(ex.getMessage() + " for state '" + name + "'");
+            }
+            metas.add(new StateMeta(name, kind, keyType, keyVersion, valueType, valueVersion));
+        }
+        states = List.copyOf(metas);
+        final int groupCount = getInt(length - KeyedSnapshotFormat.FOOTER_LENGTH);
+        final long indexOffset = bytes.getLong(length - 12, java.nio.ByteOrder.BIG_ENDIAN);
+        if (groupCount < 0 || groupCount > range.size() ||
+            indexOffset != length - KeyedSnapshotFormat.FOOTER_LENGTH - 12L * groupCount || indexOffset < position)
+        {
+            throw corrupt("index of " + groupCount + " groups at " + indexOffset + " does not fit the file");
+        }
+        groups = new int[groupCount];
+        offsets = new long[groupCount];
+        for (int i = 0; i < groupCount; i++)
+        {
+            final int at = (int)indexOffset + 12 * i;
+            groups[i] = getInt(at);
+            offsets[i] = bytes.getLong(at + 4, java.nio.ByteOrder.BIG_ENDIAN);
+            if (!range.contains(groups[i]) || (i > 0 && groups[i] <= groups[i - 1]) || offsets[i] < position ||
+                offsets[i] >= indexOffset)
+            {
+                throw corrupt("index entry " + i + " (key group " + groups[i] + " at " + offsets[i] + ") is invalid");
+            }
+        }
+    }
+
+    /**
+     * @param data the snapshot's bytes, already checked against their handle's length and checksum.
+     * @param file the file, for messages.
+     * @return a reader.
+     * @throws CorruptCheckpointException when the header or index are damaged.
+     */
+    public static KeyedSnapshotReader open(final byte[] data, final String file)
+    {
+        return new KeyedSnapshotReader(data, file);
+    }
+
+    /** @return the number of key groups of the job that wrote it. */
+    public int maxParallelism()
+    {
+        return maxParallelism;
+    }
+
+    /** @return the key groups the writing subtask owned. */
+    public KeyGroupRange range()
+    {
+        return range;
+    }
+
+    /** @return the states, in the order entries refer to them. */
+    public List<StateMeta> states()
+    {
+        return states;
+    }
+
+    /**
+     * Visits every entry of the key groups in {@code wanted}, in key group order, skipping the others unread.
+     *
+     * @param wanted  the key groups to read.
+     * @param visitor receives the entries.
+     * @throws CorruptCheckpointException when an entry is damaged.
+     */
+    public void read(final KeyGroupRange wanted, final EntryVisitor visitor)
+    {
+        for (int g = 0; g < groups.length; g++)
+        {
+            if (!wanted.contains(groups[g]))
+            {
+                continue;
+            }
+            int position = (int)offsets[g];
+            if (getInt(position) != groups[g])
+            {
+                throw corrupt("key group " + groups[g] + " is not where the index says");
+            }
+            final int entries = getInt(position + 4);
+            position += 8;
+            if (entries <= 0)
+            {
+                throw corrupt("key group " + groups[g] + " has " + entries + " entries");
+            }
+            for (int e = 0; e < entries; e++)
+            {
+                final int stateIndex = getInt(position);
+                if (stateIndex < 0 || stateIndex >= states.size())
+                {
+                    throw corrupt("entry of key group " + groups[g] + " names state " + stateIndex);
+                }
+                final int keyLength = length(position + 4);
+                final int keyOffset = position + 8;
+                position = keyOffset + keyLength;
+                final int subKeyLength = getInt(position);
+                if (subKeyLength < -1)
+                {
+                    throw corrupt("negative sub-key length in key group " + groups[g]);
+                }
+                final int subKeyOffset = position + 4;
+                position = subKeyOffset + Math.max(0, subKeyLength);
+                check(position, 0);
+                final int valueLength = length(position);
+                final int valueOffset = position + 4;
+                position = valueOffset + valueLength;
+                visitor.entry(groups[g], stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
+                    valueOffset, valueLength);
+            }
+        }
+    }
+
+    private int length(final int at)
+    {
+        final int length = getInt(at);
+        if (length < 0)
+        {
+            throw corrupt("negative length at offset " + at);
+        }
+        check(at + 4, length);
+        return length;
+    }
+
+    private int getInt(final int at)
+    {
+        check(at, 4);
+        return bytes.getInt(at, java.nio.ByteOrder.BIG_ENDIAN);
+    }
+
+    private String getString(final int at)
+    {
+        final int length = length(at);
+        if (length > 1 << 16)
+        {
+            throw corrupt("string of " + length + " bytes at offset " + at);
+        }
+        final byte[] raw = new byte[length];
+        bytes.getBytes(at + 4, raw);
+        return new String(raw, StandardCharsets.UTF_8);
+    }
+
+    private void check(final long at, final long length)
+    {
+        if (at < 0 || length < 0 || at + length > bytes.capacity())
+        {
+            throw corrupt("an entry runs past the end of the file (offset " + at + ", " + length + " bytes)");
+        }
+    }
+
+    private CorruptCheckpointException corrupt(final String problem)
+    {
+        return new CorruptCheckpointException(file, problem);
+    }
+}

@@ -1,0 +1,26 @@
+package io.ringflow.state.snapshot;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * The asynchronous part of one keyed state snapshot: the state exactly as it was when
+ * {@link io.ringflow.state.keyed.KeyedStateStore#snapshot} returned, written in {@link KeyedSnapshotFormat} while the
+ * task goes on changing the live state.
+ *
+ * <p>Thread contract: created on the task thread; {@link #writeTo} is then called once, by another thread (a snapshot
+ * flusher), and {@link #release} by either, once the snapshot is written or abandoned.
+ */
+public interface KeyedStateSnapshot
+{
+    /**
+     * Writes the snapshot.
+     *
+     * @param out where to write; not closed here.
+     * @throws IOException when writing fails.
+     */
+    void writeTo(OutputStream out) throws IOException;
+
+    /** Frees what the snapshot holds on to (copies, pinned versions). Idempotent; any thread. */
+    void release();
+}

@@ -1,0 +1,46 @@
+package io.ringflow.state.snapshot;
+
+/** The kinds of keyed state, with the stable code each has in snapshots. */
+public enum StateKind
+{
+    /** One value per key. */
+    VALUE(1),
+    /** A map per key: entries are (key, user key) to value. */
+    MAP(2),
+    /** A list per key. */
+    LIST(3),
+    /** One value per key, folded by a reduce function. */
+    REDUCING(4),
+    /** One accumulator per key, folded by an aggregate function. */
+    AGGREGATING(5);
+
+    private final int code;
+
+    StateKind(final int code)
+    {
+        this.code = code;
+    }
+
+    /** @return the code written in snapshots; never changes. */
+    public int code()
+    {
+        return code;
+    }
+
+    /**
+     * @param code a code read from a snapshot.
+     * @return its kind.
+     * @throws IllegalArgumentException for an unknown code.
+     */
+    public static StateKind fromCode(final int code)
+    {
+        for (final StateKind kind : values())
+        {
+            if (kind.code == code)
+            {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("unknown state kind code " + code);
+    }
+}
