@@ -131,23 +131,28 @@ final class CheckpointCoordinator
      */
     void jobTerminated(final boolean cancelled)
     {
+        try
+        {
+            // a commit already running finishes (a checkpoint is stored whole or not at all) before the job is over
+            io.awaitTermination(1, TimeUnit.MINUTES);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return;
+        }
         if (!cancelled || config == null || config.retainOnCancel())
         {
             return;
         }
         try
         {
-            io.awaitTermination(1, TimeUnit.MINUTES);
             storage.discardAll();
         }
         catch (final IOException | RuntimeException ex)
         {
             LOG.log(Level.WARNING, "could not delete the checkpoints of cancelled job '" + execution.jobName() + "'",
                 ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
         }
     }
 

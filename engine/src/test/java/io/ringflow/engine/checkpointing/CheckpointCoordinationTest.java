@@ -229,6 +229,30 @@ class CheckpointCoordinationTest
             {
                 throw new UnsupportedOperationException();
             }
+
+            @Override
+            public io.ringflow.state.checkpoint.StateOutput createStateOutput(final long checkpointId,
+                final String name) throws java.io.IOException
+            {
+                throw new java.io.IOException("disk full");
+            }
+
+            @Override
+            public byte[] readState(final long checkpointId, final io.ringflow.state.checkpoint.StateHandle handle)
+            {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void discardPending(final long checkpointId)
+            {
+            }
+
+            @Override
+            public String describe()
+            {
+                return "a full disk";
+            }
         };
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .checkpointing(CheckpointConfig.every(Duration.ofMillis(5)).tolerableFailures(3).storage(broken).build())
