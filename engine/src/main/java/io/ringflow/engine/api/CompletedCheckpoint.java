@@ -31,16 +31,54 @@ public record CompletedCheckpoint(
         return max;
     }
 
+    /** @return bytes of state files written by all tasks. */
+    public long stateSizeBytes()
+    {
+        long total = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            total += stats.stateSizeBytes();
+        }
+        return total;
+    }
+
+    /** @return bytes of in-flight records persisted by all tasks (unaligned checkpoints). */
+    public long inFlightBytes()
+    {
+        long total = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            total += stats.inFlightBytes();
+        }
+        return total;
+    }
+
+    /** @return whether any task took this checkpoint unaligned. */
+    public boolean unaligned()
+    {
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            if (stats.unaligned())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return a one-line summary, as the sample prints it. */
     public String summary()
     {
         long maxSync = 0;
+        long maxAsync = 0;
         for (final SubtaskCheckpointStats stats : subtasks)
         {
             maxSync = Math.max(maxSync, stats.syncDurationNanos());
+            maxAsync = Math.max(maxAsync, stats.asyncDurationNanos());
         }
-        return String.format(java.util.Locale.ROOT, "checkpoint %d: %.1f us end to end, max sync %.1f us, " +
-            "max alignment %.1f us, %d tasks", checkpointId, durationNanos / 1e3, maxSync / 1e3,
-            maxAlignmentNanos() / 1e3, subtasks.size());
+        return String.format(java.util.Locale.ROOT, "checkpoint %d %s: %.1f us end to end, max sync %.1f us, " +
+            "max async %.1f us, max alignment %.1f us, state %d B, in-flight %d B, %d tasks", checkpointId,
+            unaligned() ? "unaligned" : "aligned", durationNanos / 1e3, maxSync / 1e3, maxAsync / 1e3,
+            maxAlignmentNanos() / 1e3, stateSizeBytes(), inFlightBytes(), subtasks.size());
     }
 }

@@ -4,6 +4,7 @@ import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.checkpoint.CheckpointingMode;
 import io.ringflow.state.keyed.KeyGroups;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -27,9 +28,15 @@ public final class JobConfig
     private final int[] cpus;
     private final CheckpointingMode checkpointingMode;
     private final CheckpointConfig checkpointing;
+    private final RestartStrategy restartStrategy;
+    private final Path restoreFrom;
+    private final boolean allowNonRestoredState;
 
     private JobConfig(final Builder b)
     {
+        restartStrategy = b.restartStrategy;
+        restoreFrom = b.restoreFrom;
+        allowNonRestoredState = b.allowNonRestoredState;
         checkpointing = b.checkpointing;
         checkpointingMode = b.checkpointingMode;
         defaultParallelism = b.defaultParallelism;
@@ -139,6 +146,24 @@ public final class JobConfig
         return checkpointing;
     }
 
+    /** @return what the job does when an attempt fails. */
+    public RestartStrategy restartStrategy()
+    {
+        return restartStrategy;
+    }
+
+    /** @return the checkpoint or savepoint folder ({@code .../chk-<n>}) the job starts from, or null. */
+    public Path restoreFrom()
+    {
+        return restoreFrom;
+    }
+
+    /** @return whether state of operators the job no longer has may be dropped on restore. */
+    public boolean allowNonRestoredState()
+    {
+        return allowNonRestoredState;
+    }
+
     /** @return a builder holding these settings. */
     public Builder toBuilder()
     {
@@ -156,6 +181,9 @@ public final class JobConfig
         b.cpus = cpus;
         b.checkpointingMode = checkpointingMode;
         b.checkpointing = checkpointing;
+        b.restartStrategy = restartStrategy;
+        b.restoreFrom = restoreFrom;
+        b.allowNonRestoredState = allowNonRestoredState;
         return b;
     }
 
@@ -166,7 +194,9 @@ public final class JobConfig
             ", ringSize=" + ringSize + ", slotSize=" + slotSize + ", publishBatch=" + publishBatch +
             ", readBatch=" + readBatch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
             ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
-            ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing + '}';
+            ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
+            ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom +
+            ", allowNonRestoredState=" + allowNonRestoredState + '}';
     }
 
     /**
@@ -187,6 +217,9 @@ public final class JobConfig
         private int[] cpus;
         private CheckpointingMode checkpointingMode = CheckpointingMode.EXACTLY_ONCE;
         private CheckpointConfig checkpointing;
+        private RestartStrategy restartStrategy = RestartStrategy.none();
+        private Path restoreFrom;
+        private boolean allowNonRestoredState;
 
         private Builder()
         {
@@ -301,6 +334,39 @@ public final class JobConfig
         }
 
         /**
+         * @param value what to do when an attempt fails (default {@link RestartStrategy#none()}: fail the job).
+         * @return this
+         */
+        public Builder restartStrategy(final RestartStrategy value)
+        {
+            restartStrategy = value;
+            return this;
+        }
+
+        /**
+         * @param value a checkpoint or savepoint folder, {@code <checkpoint directory>/chk-<n>}, to start the job
+         *              from: sources resume at its positions, operators get their state back by uid. Null (the
+         *              default) starts from scratch.
+         * @return this
+         */
+        public Builder restoreFrom(final Path value)
+        {
+            restoreFrom = value;
+            return this;
+        }
+
+        /**
+         * @param value true to start even when the checkpoint holds state of operators (uids) the job no longer has,
+         *              dropping it; false (default) refuses to start.
+         * @return this
+         */
+        public Builder allowNonRestoredState(final boolean value)
+        {
+            allowNonRestoredState = value;
+            return this;
+        }
+
+        /**
          * @return the validated settings.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -341,6 +407,15 @@ public final class JobConfig
             if (checkpointingMode == null)
             {
                 throw new IllegalArgumentException("checkpointingMode must not be null");
+            }
+            if (restartStrategy == null)
+            {
+                throw new IllegalArgumentException("restartStrategy must not be null; use RestartStrategy.none()");
+            }
+            if (allowNonRestoredState && restoreFrom == null)
+            {
+                throw new IllegalArgumentException("allowNonRestoredState is set but restoreFrom is not: there is " +
+                    "nothing to restore");
             }
             if (maxParkNanos < 1_000 || maxParkNanos > 1_000_000_000L)
             {

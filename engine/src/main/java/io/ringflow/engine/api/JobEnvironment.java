@@ -5,11 +5,21 @@ import io.ringflow.engine.graph.NodeKind;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.runtime.Deployer;
-import io.ringflow.engine.runtime.JobExecution;
+import io.ringflow.engine.runtime.JobRun;
+import io.ringflow.engine.runtime.RestoreSpec;
 import io.ringflow.engine.runtime.operators.SourceOperator;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
+import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
+import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -107,9 +117,50 @@ public final class JobEnvironment
         {
             throw new IllegalStateException("this environment has already been executed; create a new one per job");
         }
-        final JobExecution execution = new Deployer(jobName, config, codecs).deployAndStart(graph);
+        final CheckpointStorage storage = config.checkpointing() != null ? config.checkpointing().storage() :
+            new InMemoryCheckpointStorage();
+        final RestoreSpec restore = config.restoreFrom() == null ? null : loadRestorePoint(config.restoreFrom());
+        final JobRun run = new Deployer(jobName, config, codecs).run(graph, storage, restore);
         executed = true;
-        return execution;
+        return run;
+    }
+
+    /** Reads and checks the checkpoint to start from; any problem fails the submission, naming the file. */
+    private RestoreSpec loadRestorePoint(final Path folder)
+    {
+        final String name = folder.getFileName() == null ? "" : folder.getFileName().toString();
+        final long id;
+        try
+        {
+            id = Long.parseLong(name.substring(name.indexOf('-') + 1));
+            if (!name.startsWith("chk-"))
+            {
+                throw new NumberFormatException();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new InvalidJobException("restoreFrom must name a checkpoint folder chk-<n>, was " + folder);
+        }
+        if (!Files.isRegularFile(folder.resolve(DirectoryCheckpointStorage.METADATA)))
+        {
+            throw new InvalidJobException("cannot restore from " + folder + ": it has no " +
+                DirectoryCheckpointStorage.METADATA + " file (not a completed checkpoint)");
+        }
+        try
+        {
+            final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(folder.toAbsolutePath().getParent());
+            final CheckpointMetadata metadata = storage.load(id);
+            for (final StateHandle handle : metadata.stateHandles())
+            {
+                storage.readState(id, handle);
+            }
+            return new RestoreSpec(metadata, storage, config.allowNonRestoredState());
+        }
+        catch (final IOException | CorruptCheckpointException ex)
+        {
+            throw new InvalidJobException("cannot restore from " + folder + ": " + ex.getMessage(), ex);
+        }
     }
 
     StreamGraph graph()

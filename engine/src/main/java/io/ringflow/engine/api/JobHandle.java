@@ -57,6 +57,12 @@ public interface JobHandle extends AutoCloseable
      */
     void cancel();
 
+    /** @return how many times the job was restarted after a failure (see {@link RestartStrategy}). */
+    default int restartCount()
+    {
+        return 0;
+    }
+
     /**
      * Cancels the job if it is running and waits for its threads to stop.
      */

@@ -12,11 +12,13 @@ public enum JobStatus
     /** A task failed; every thread has stopped. */
     FAILED,
     /** Cancelled through the handle; every thread has stopped. */
-    CANCELED;
+    CANCELED,
+    /** An attempt failed and the restart strategy is waiting to start the next one from the latest checkpoint. */
+    RESTARTING;
 
     /** @return whether the job has stopped for good. */
     public boolean isTerminal()
     {
-        return this != RUNNING;
+        return this != RUNNING && this != RESTARTING;
     }
 }

@@ -5,7 +5,8 @@ import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.SubtaskCheckpointStats;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
-import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
+import io.ringflow.state.checkpoint.OperatorState;
+import io.ringflow.state.checkpoint.SubtaskState;
 
 import java.io.IOException;
 
@@ -61,14 +62,18 @@ final class CheckpointCoordinator
     private boolean stopped;
 
     /**
-     * @param execution the job.
-     * @param config    periodic checkpoints, or null for checkpoints on demand only (no timeout then).
+     * @param execution       the job.
+     * @param config          periodic checkpoints, or null for checkpoints on demand only (no timeout then).
+     * @param firstCheckpoint the id of this attempt's first checkpoint: above every id of earlier attempts.
+     * @param storage         where checkpoints go; shared by the attempts of a run.
      */
-    CheckpointCoordinator(final JobExecution execution, final CheckpointConfig config)
+    CheckpointCoordinator(final JobExecution execution, final CheckpointConfig config, final long firstCheckpoint,
+        final CheckpointStorage storage)
     {
         this.execution = execution;
+        this.nextCheckpointId = firstCheckpoint;
         this.config = config;
-        this.storage = config != null ? config.storage() : new InMemoryCheckpointStorage();
+        this.storage = storage;
         this.retained = config != null ? config.retained() : 1;
         this.tolerableFailures = config != null ? config.tolerableFailures() : Integer.MAX_VALUE;
         this.io = Executors.newSingleThreadExecutor(runnable ->
@@ -191,26 +196,60 @@ final class CheckpointCoordinator
         }
     }
 
-    /** A task took its snapshot of checkpoint {@code id}; sources give their position, others -1. Task thread. */
-    void acknowledge(
-        final Task task, final long id, final long position, final long syncNanos, final long alignmentNanos)
+    /** @return the id the next checkpoint would get. */
+    long nextCheckpointId()
+    {
+        synchronized (lock)
+        {
+            return nextCheckpointId;
+        }
+    }
+
+    /** @return where checkpoints and their state files go. */
+    CheckpointStorage storage()
+    {
+        return storage;
+    }
+
+    /**
+     * A task's snapshot of a checkpoint is complete and durable. Task thread (stateless tasks) or the flusher.
+     */
+    void acknowledge(final Task task, final TaskAcknowledgement ack)
     {
         final long now = System.nanoTime();
         synchronized (lock)
         {
-            final Pending p = pending.get(id);
+            final Pending p = pending.get(ack.checkpointId());
             if (p == null || p.committing)
             {
                 return;
             }
             final int i = task.index();
             p.acknowledged[i] = true;
-            p.positions[i] = position;
-            p.syncNanos[i] = syncNanos;
-            p.alignmentNanos[i] = alignmentNanos;
+            p.acks[i] = ack;
             p.acknowledgedAfterNanos[i] = now - p.triggerNanos;
             commitIfCompleteLocked(p);
         }
+    }
+
+    /**
+     * A task could not write its snapshot of a checkpoint: the checkpoint is declined (aborted, counting as a
+     * failure). The flusher.
+     */
+    void decline(final Task task, final long checkpointId, final Throwable cause)
+    {
+        final Pending p;
+        synchronized (lock)
+        {
+            p = pending.get(checkpointId);
+            if (p == null || p.committing)
+            {
+                return;
+            }
+        }
+        LOG.log(Level.WARNING, "task " + task.name() + " declined checkpoint " + checkpointId + " of job '" +
+            execution.jobName() + "'", cause);
+        failed(List.of(p), "declined by task " + task.name() + ": " + cause);
     }
 
     /** A task reached the end of its input; {@code position} as for {@link #acknowledge}. Task thread. */
@@ -238,7 +277,8 @@ final class CheckpointCoordinator
             return;
         }
         p.committing = true;
-        final CheckpointMetadata metadata = new CheckpointMetadata(p.id, p.triggerMillis, positionsOf(p));
+        final CheckpointMetadata metadata = new CheckpointMetadata(p.id, p.triggerMillis, false, positionsOf(p),
+            operatorStatesOf(p));
         io.execute(() -> commit(p, metadata));
     }
 
@@ -276,6 +316,7 @@ final class CheckpointCoordinator
                 final Pending older = it.next();
                 it.remove();
                 subsumed.add(older.id);
+                discardLater(older.id);
                 older.future.completeExceptionally(new IllegalStateException("checkpoint " + older.id +
                     " subsumed by " + p.id));
             }
@@ -302,12 +343,46 @@ final class CheckpointCoordinator
         final List<SubtaskCheckpointStats> stats = new ArrayList<>(tasks.size());
         for (int i = 0; i < tasks.size(); i++)
         {
-            stats.add(p.acknowledged[i] ?
-                new SubtaskCheckpointStats(tasks.get(i).name(), p.syncNanos[i], p.alignmentNanos[i],
-                    p.acknowledgedAfterNanos[i]) :
-                new SubtaskCheckpointStats(tasks.get(i).name(), -1, -1, -1));
+            final TaskAcknowledgement ack = p.acks[i];
+            stats.add(ack != null ?
+                new SubtaskCheckpointStats(tasks.get(i).name(), ack.syncNanos(), ack.asyncNanos(),
+                    ack.alignmentNanos(), Math.max(0, ack.firstBarrierNanos() - p.triggerNanos),
+                    p.acknowledgedAfterNanos[i], ack.stateBytes(), ack.inFlightBytes(), ack.inFlightRecords(),
+                    ack.unaligned()) :
+                SubtaskCheckpointStats.finished(tasks.get(i).name()));
         }
         return List.copyOf(stats);
+    }
+
+    /** Gathers every operator subtask's state files; operators with no state at all are left out. */
+    private static Map<String, OperatorState> operatorStatesOf(final Pending p)
+    {
+        final Map<String, SubtaskState[]> bySubtask = new TreeMap<>();
+        final Map<String, int[]> shapes = new TreeMap<>();
+        for (final TaskAcknowledgement ack : p.acks)
+        {
+            if (ack == null)
+            {
+                continue;
+            }
+            for (final TaskAcknowledgement.OperatorStateAck state : ack.states())
+            {
+                bySubtask.computeIfAbsent(state.uid(), uid -> new SubtaskState[state.parallelism()])
+                    [state.subtask()] = state.state();
+                shapes.put(state.uid(), new int[] {state.parallelism(), state.maxParallelism()});
+            }
+        }
+        final Map<String, OperatorState> operators = new LinkedHashMap<>();
+        bySubtask.forEach((uid, states) ->
+        {
+            final List<SubtaskState> subtasks = new ArrayList<>(states.length);
+            for (final SubtaskState state : states)
+            {
+                subtasks.add(state == null ? SubtaskState.EMPTY : state);
+            }
+            operators.put(uid, new OperatorState(shapes.get(uid)[0], shapes.get(uid)[1], subtasks));
+        });
+        return operators;
     }
 
     private Map<String, List<Long>> positionsOf(final Pending p)
@@ -328,7 +403,7 @@ final class CheckpointCoordinator
                     }
                     return list;
                 });
-                perSubtask.set(source.subtaskIndex(), p.acknowledged[i] ? p.positions[i] : finishedPositions[i]);
+                perSubtask.set(source.subtaskIndex(), p.acks[i] != null ? p.acks[i].position() : finishedPositions[i]);
             }
         }
         return positions;
@@ -349,6 +424,7 @@ final class CheckpointCoordinator
         }
         for (final Pending p : failedCheckpoints)
         {
+            discardLater(p.id);
             execution.notifyTasksAborted(p.id);
             p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " " + why));
         }
@@ -356,6 +432,29 @@ final class CheckpointCoordinator
         {
             execution.fail(new IllegalStateException("job '" + execution.jobName() + "' exceeded its tolerable " +
                 "checkpoint failures (" + tolerableFailures + "): the last checkpoint " + why));
+        }
+    }
+
+    /** Deletes what an aborted checkpoint wrote, on the I/O thread (after any commit before it). */
+    private void discardLater(final long id)
+    {
+        try
+        {
+            io.execute(() ->
+            {
+                try
+                {
+                    storage.discardPending(id);
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    LOG.log(Level.WARNING, "could not delete the files of aborted checkpoint " + id, ex);
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException stopped)
+        {
+            // the job stopped; an aborted checkpoint's folder has no metadata and is never restored from
         }
     }
 
@@ -418,9 +517,7 @@ final class CheckpointCoordinator
         final boolean[] acknowledged;
         /** Every task acknowledged; its metadata is being committed. */
         boolean committing;
-        final long[] positions;
-        final long[] syncNanos;
-        final long[] alignmentNanos;
+        final TaskAcknowledgement[] acks;
         final long[] acknowledgedAfterNanos;
         final CompletableFuture<CompletedCheckpoint> future = new CompletableFuture<>();
 
@@ -428,9 +525,7 @@ final class CheckpointCoordinator
         {
             this.id = id;
             this.acknowledged = new boolean[taskCount];
-            this.positions = new long[taskCount];
-            this.syncNanos = new long[taskCount];
-            this.alignmentNanos = new long[taskCount];
+            this.acks = new TaskAcknowledgement[taskCount];
             this.acknowledgedAfterNanos = new long[taskCount];
         }
 

@@ -17,10 +17,14 @@ import io.ringflow.engine.graph.PartitionKind;
 import io.ringflow.engine.graph.StreamEdge;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.MissingCodecException;
 import io.ringflow.state.keyed.HeapKeyedStateStore;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.KeyedStateStore;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,19 +58,29 @@ public final class Deployer
     }
 
     /**
-     * @param graph a graph; resolved here.
-     * @return the job, wired and started.
-     * @throws InvalidJobException when the graph cannot run.
+     * Deploys and starts a run of the job: its first attempt, and later ones as the restart strategy allows.
+     *
+     * @param graph   a graph; resolved here.
+     * @param storage where checkpoints go, shared by every attempt.
+     * @param restore what the first attempt restores from, or null.
+     * @return the run, its first attempt started.
+     * @throws InvalidJobException when the graph cannot run; no thread has started then.
      */
-    public JobExecution deployAndStart(final StreamGraph graph)
+    public JobRun run(final StreamGraph graph, final CheckpointStorage storage, final RestoreSpec restore)
     {
-        final JobExecution execution = deploy(graph);
+        final JobRun run = new JobRun(jobName, graph, this, storage, restore, config.restartStrategy());
+        run.start();
+        return run;
+    }
+
+    /** Starts a deployed attempt. */
+    void start(final JobExecution execution)
+    {
         LOG.log(System.Logger.Level.DEBUG, () -> "job '" + jobName + "': " + execution.threadNames().size() +
             " task threads, " + execution.channelCount() + " ring channels, " +
             (long)execution.channelCount() * config.ringSize() * config.slotSize() / 1024 + " KiB of off-heap slots");
         warnIfSpinningThreadsOutnumberCores(execution.threadNames().size());
         execution.start();
-        return execution;
     }
 
     private void warnIfSpinningThreadsOutnumberCores(final int taskThreads)
@@ -93,7 +107,25 @@ public final class Deployer
 
     JobExecution deploy(final StreamGraph graph)
     {
+        return deploy(graph, null, 1, new InMemoryCheckpointStorage());
+    }
+
+    /**
+     * @param graph            the job.
+     * @param restore          what to restore from, or null for a fresh start.
+     * @param firstCheckpoint  the id of the attempt's first checkpoint (ids keep rising across attempts).
+     * @param storage          where checkpoints go.
+     * @return the wired attempt, not started.
+     */
+    JobExecution deploy(final StreamGraph graph, final RestoreSpec restore, final long firstCheckpoint,
+        final CheckpointStorage storage)
+    {
         final List<StreamEdge> edges = graph.resolve(config);
+        final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config, codecs);
+        if (restorer != null)
+        {
+            restorer.checkAllStateIsClaimed(graph.nodes());
+        }
         JvmAccess.check();
         final Map<StreamNode, List<StreamNode>> chains = Chains.compute(graph, config);
         final Map<StreamNode, StreamNode> headOf = new IdentityHashMap<>();
@@ -108,7 +140,7 @@ public final class Deployer
             }
         }
 
-        final JobExecution execution = new JobExecution(jobName, config.checkpointing());
+        final JobExecution execution = new JobExecution(jobName, config.checkpointing(), firstCheckpoint, storage);
         // Wake-up signals of the consumer subtasks, for the BLOCK idle strategy.
         final Map<StreamNode, ParkingSignal[]> signals = new HashMap<>();
         for (final StreamNode head : chains.keySet())
@@ -152,7 +184,7 @@ public final class Deployer
 
         try
         {
-            buildTasks(execution, chains, channels, edgeCodecs, signals);
+            buildTasks(execution, chains, channels, edgeCodecs, signals, restorer);
         }
         catch (final RuntimeException ex)
         {
@@ -179,7 +211,8 @@ public final class Deployer
         final Map<StreamNode, List<StreamNode>> chains,
         final Map<StreamEdge, RingChannel[][]> channels,
         final Map<StreamEdge, Codec<Object>> edgeCodecs,
-        final Map<StreamNode, ParkingSignal[]> signals)
+        final Map<StreamNode, ParkingSignal[]> signals,
+        final StateRestorer restorer)
     {
         int nextCpu = 0;
         final int[] cpus = cpuList();
@@ -190,7 +223,8 @@ public final class Deployer
             for (int s = 0; s < head.parallelism(); s++)
             {
                 final int cpu = cpus == null ? -1 : cpus[nextCpu++ % cpus.length];
-                final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu);
+                final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu,
+                    restorer);
                 final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
                 thread.setDaemon(false);
                 execution.addTask(task, thread, task.writers.length == 0);
@@ -206,7 +240,8 @@ public final class Deployer
         final Map<StreamEdge, RingChannel[][]> channels,
         final Map<StreamEdge, Codec<Object>> edgeCodecs,
         final Map<StreamNode, ParkingSignal[]> signals,
-        final int cpu)
+        final int cpu,
+        final StateRestorer restorer)
     {
         final Map<StreamNode, StreamOperator> operators = new IdentityHashMap<>();
         final StreamOperator[] chain = new StreamOperator[members.size()];
@@ -261,10 +296,18 @@ public final class Deployer
             }
             final Output output = outputs.isEmpty() ? record -> { } :
                 outputs.size() == 1 ? outputs.get(0) : new FanOutOutput(outputs.toArray(new Output[0]));
+            final KeyedStateStore keyedStore = node.keyedState() ? new HeapKeyedStateStore(codecs,
+                config.maxParallelism(), KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism())) :
+                null;
+            final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
             final OperatorRuntime runtime = new OperatorRuntime(
                 jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
-                node.keyedState() ? new HeapKeyedStateStore() : null);
+                keyedStore, operatorStore);
             operators.get(node).setup(runtime, output);
+            if (restorer != null)
+            {
+                restorer.restore(node, subtask, keyedStore, operatorStore, operators.get(node));
+            }
         }
 
         final String taskName = taskName(members, subtask, head.parallelism());

@@ -190,8 +190,8 @@ final class InputTask extends Task
         public void allBarriersReceived(final CheckpointAlignment alignment)
         {
             // the input side is complete: acknowledge with the statistics of this checkpoint
-            execution.acknowledge(InputTask.this, alignment.checkpointId(), -1, lastSyncNanos,
-                alignment.alignmentDurationNanos());
+            acknowledgeSnapshot(alignment.checkpointId(), -1, alignment.firstBarrierNanos(), lastSyncNanos,
+                alignment.alignmentDurationNanos(), alignment.unaligned());
         }
     }
 

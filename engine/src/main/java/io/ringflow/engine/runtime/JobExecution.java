@@ -6,6 +6,7 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.channel.RingChannel;
+import io.ringflow.state.checkpoint.CheckpointStorage;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -54,16 +55,20 @@ public final class JobExecution implements JobHandle
     private volatile JobStatus status = JobStatus.RUNNING;
 
     private final CheckpointCoordinator coordinator;
+    /** Writes task snapshots to checkpoint storage, off the task threads; one daemon thread per job. */
+    private final java.util.concurrent.ExecutorService flusher;
 
-    JobExecution(final String jobName)
-    {
-        this(jobName, null);
-    }
-
-    JobExecution(final String jobName, final CheckpointConfig checkpointing)
+    JobExecution(final String jobName, final CheckpointConfig checkpointing, final long firstCheckpoint,
+        final CheckpointStorage storage)
     {
         this.jobName = jobName;
-        this.coordinator = new CheckpointCoordinator(this, checkpointing);
+        this.coordinator = new CheckpointCoordinator(this, checkpointing, firstCheckpoint, storage);
+        this.flusher = java.util.concurrent.Executors.newSingleThreadExecutor(runnable ->
+        {
+            final Thread thread = new Thread(runnable, "ringflow-snapshot-flusher-" + jobName);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     void addTask(final Task task, final Thread thread, final boolean isSinkTask)
@@ -143,6 +148,7 @@ public final class JobExecution implements JobHandle
             }
         }
         coordinator.stop();
+        flusher.shutdownNow();
         final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
             finishedTasks.get() == tasks.size() ? JobStatus.FINISHED : JobStatus.CANCELED;
         coordinator.jobTerminated(finalStatus == JobStatus.CANCELED);
@@ -255,6 +261,12 @@ public final class JobExecution implements JobHandle
         return coordinator.completedCheckpoints();
     }
 
+    /** @return the id the next checkpoint of this attempt would get. */
+    long nextCheckpointId()
+    {
+        return coordinator.nextCheckpointId();
+    }
+
     /** Asks every running source to inject barrier {@code id} at its next cycle. Any thread. */
     void requestBarrier(final long id)
     {
@@ -265,10 +277,48 @@ public final class JobExecution implements JobHandle
         }
     }
 
-    void acknowledge(
-        final Task task, final long checkpointId, final long position, final long syncNanos, final long alignmentNanos)
+    void acknowledge(final Task task, final TaskAcknowledgement acknowledgement)
     {
-        coordinator.acknowledge(task, checkpointId, position, syncNanos, alignmentNanos);
+        coordinator.acknowledge(task, acknowledgement);
+    }
+
+    /**
+     * Writes a task's capture on the flusher, then acknowledges it; a write that fails declines the checkpoint.
+     * Task thread; the writing happens on the flusher thread.
+     */
+    void flush(final Task task, final TaskSnapshot snapshot, final long position, final long firstBarrierNanos,
+        final long syncNanos, final long alignmentNanos, final boolean unaligned)
+    {
+        try
+        {
+            flusher.execute(() ->
+            {
+                final long start = System.nanoTime();
+                final long[] bytes = new long[1];
+                final List<TaskAcknowledgement.OperatorStateAck> states;
+                try
+                {
+                    states = snapshot.write(coordinator.storage(), bytes);
+                }
+                catch (final Exception | LinkageError ex)
+                {
+                    coordinator.decline(task, snapshot.checkpointId, ex);
+                    return;
+                }
+                finally
+                {
+                    snapshot.release();
+                }
+                coordinator.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
+                    firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
+                    snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException stopped)
+        {
+            // the job is stopping: the checkpoint will not complete
+            snapshot.release();
+        }
     }
 
     void notifyTasksComplete(final long checkpointId)

@@ -18,6 +18,7 @@ public final class OperatorRuntime implements RuntimeContext
     private final int parallelism;
     private final int maxParallelism;
     private final KeyedStateStore keyedState;
+    private final OperatorStateStore operatorState;
 
     OperatorRuntime(
         final String jobName,
@@ -26,8 +27,10 @@ public final class OperatorRuntime implements RuntimeContext
         final int subtaskIndex,
         final int parallelism,
         final int maxParallelism,
-        final KeyedStateStore keyedState)
+        final KeyedStateStore keyedState,
+        final OperatorStateStore operatorState)
     {
+        this.operatorState = operatorState;
         this.jobName = jobName;
         this.operatorName = operatorName;
         this.uid = uid;
@@ -77,6 +80,12 @@ public final class OperatorRuntime implements RuntimeContext
     public KeyedStateStore keyedStateStore()
     {
         return keyedState;
+    }
+
+    /** @return the operator state its checkpointed function declares. */
+    OperatorStateStore operatorStateStore()
+    {
+        return operatorState;
     }
 
     @Override

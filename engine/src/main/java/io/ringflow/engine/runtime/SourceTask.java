@@ -41,7 +41,7 @@ final class SourceTask extends Task
             final long start = System.nanoTime();
             forwardBarrier(requested, BARRIER_CHECKPOINT, System.currentTimeMillis());
             // the cut: the position after the last record emitted before the barrier
-            execution.acknowledge(this, requested, source.position(), System.nanoTime() - start, 0);
+            acknowledgeSnapshot(requested, source.position(), start, System.nanoTime() - start, 0, false);
         }
         final int emitted;
         try

@@ -28,6 +28,31 @@ public abstract class StreamOperator
     }
 
     /**
+     * Lets the user object declare (and get back) its operator state: called before {@link #open}. Operators whose
+     * user object only exists after {@link #open} (a source's reader, a sink's writer) override this with nothing and
+     * call {@link #initializeListenerState} once it exists.
+     *
+     * @throws Exception fails the task.
+     */
+    public void initializeState() throws Exception
+    {
+        initializeListenerState();
+    }
+
+    /**
+     * Calls the user object's {@link CheckpointedFunction#initializeState} if it has one.
+     *
+     * @throws Exception fails the task.
+     */
+    protected final void initializeListenerState() throws Exception
+    {
+        if (listener() instanceof CheckpointedFunction)
+        {
+            ((CheckpointedFunction)listener()).initializeState(runtime.operatorStateStore());
+        }
+    }
+
+    /**
      * Prepares the operator: open user functions, create readers or writers.
      *
      * @throws Exception fails the task.

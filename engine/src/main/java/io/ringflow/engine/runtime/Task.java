@@ -24,6 +24,8 @@ abstract class Task implements Runnable, BackPressure
     private final IdleStrategy backPressureIdle;
     private final int cpu;
     private long lastForwardedBarrier;
+    /** The snapshot taken at the last barrier, until it is acknowledged. Task thread only. */
+    private TaskSnapshot snapshot;
     private boolean finished;
     /** True while the task thread is in its work loop: only then may a stop interrupt it. Guarded by this. */
     private boolean interruptible;
@@ -119,6 +121,11 @@ abstract class Task implements Runnable, BackPressure
             }
             // A stop's interrupt aimed at the loop must not break the operators' close (e.g. a sink's last flush).
             Thread.interrupted();
+            if (snapshot != null)
+            {
+                snapshot.release();
+                snapshot = null;
+            }
             onClose();
             closeOperators(failure);
             if (finished && failure == null)
@@ -221,23 +228,85 @@ abstract class Task implements Runnable, BackPressure
     }
 
     /**
-     * The synchronous part of a snapshot: every operator of the chain, head first, sees the barrier.
+     * The synchronous part of a snapshot: every operator of the chain, head first, sees the barrier, then its keyed
+     * and operator state are captured (keyed state copy-on-write or copied, operator state encoded). The capture is
+     * held until {@link #acknowledgeSnapshot}; a capture not acknowledged by then (its checkpoint was abandoned) is
+     * released.
      *
      * @param checkpointId the barrier's checkpoint.
      */
     final void snapshotChain(final long checkpointId)
     {
-        for (final StreamOperator operator : chain)
+        final OperatorRuntime[] runtimes = new OperatorRuntime[chain.length];
+        final TaskSnapshot taken = new TaskSnapshot(checkpointId, chain.length, runtimes);
+        for (int i = 0; i < chain.length; i++)
         {
+            final StreamOperator operator = chain[i];
+            runtimes[i] = operator.runtime();
             try
             {
                 operator.onBarrier(checkpointId);
+                final io.ringflow.state.keyed.KeyedStateStore keyed = runtimes[i].keyedStateStore();
+                if (keyed != null && keyed.entryCount() > 0)
+                {
+                    taken.keyed(i, keyed.snapshot(checkpointId));
+                }
+                final OperatorStateStore operatorState = runtimes[i].operatorStateStore();
+                if (operatorState != null && !operatorState.isEmpty())
+                {
+                    taken.operatorState(i, operatorState.snapshot());
+                }
             }
             catch (final Throwable ex)
             {
+                taken.release();
                 throw OperatorException.wrap(operator.runtime(), ex);
             }
         }
+        if (snapshot != null)
+        {
+            snapshot.release();
+        }
+        snapshot = taken;
+    }
+
+    /**
+     * @return the capture of the last {@link #snapshotChain}, for the head to add its channel state; null when none
+     *     is pending.
+     */
+    final TaskSnapshot pendingSnapshot()
+    {
+        return snapshot;
+    }
+
+    /**
+     * The task is done with checkpoint {@code checkpointId}: its capture goes to the flusher to be written, which
+     * acknowledges it to the coordinator once durable; a task with nothing to write acknowledges at once.
+     *
+     * @param checkpointId      the checkpoint.
+     * @param position          a source's position at the barrier, -1 for other tasks.
+     * @param firstBarrierNanos when the first barrier reached the task.
+     * @param syncNanos         the synchronous part.
+     * @param alignmentNanos    first to last barrier.
+     * @param unaligned         whether the task took it unaligned.
+     */
+    final void acknowledgeSnapshot(final long checkpointId, final long position, final long firstBarrierNanos,
+        final long syncNanos, final long alignmentNanos, final boolean unaligned)
+    {
+        final TaskSnapshot taken = snapshot;
+        if (taken == null || taken.checkpointId != checkpointId)
+        {
+            // no capture for this checkpoint (it was superseded): nothing to acknowledge with
+            return;
+        }
+        snapshot = null;
+        if (taken.isEmpty())
+        {
+            execution.acknowledge(this, new TaskAcknowledgement(checkpointId, position, firstBarrierNanos, syncNanos,
+                0, alignmentNanos, 0, 0, 0, unaligned, java.util.List.of()));
+            return;
+        }
+        execution.flush(this, taken, position, firstBarrierNanos, syncNanos, alignmentNanos, unaligned);
     }
 
     /**
@@ -339,6 +408,7 @@ abstract class Task implements Runnable, BackPressure
     {
         try
         {
+            operator.initializeState();
             operator.open();
         }
         catch (final Throwable ex)

@@ -223,7 +223,8 @@ class TopologyTest
         a.union(b).keyBy(n -> n % 7).map(n -> n + 1).sinkTo(new io.ringflow.engine.api.sink.DiscardSink<>());
         try (JobHandle job = env.execute("barriers-" + mode))
         {
-            final io.ringflow.engine.runtime.JobExecution execution = (io.ringflow.engine.runtime.JobExecution)job;
+            final io.ringflow.engine.runtime.JobExecution execution =
+                ((io.ringflow.engine.runtime.JobRun)job).currentAttempt();
             for (int i = 0; i < 3; i++)
             {
                 final long id = execution.injectBarrier();

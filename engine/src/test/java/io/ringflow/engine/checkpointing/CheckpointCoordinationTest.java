@@ -113,7 +113,7 @@ class CheckpointCoordinationTest
                     assertThat(stats.acknowledgedAfterNanos()).isNotNegative()
                         .isLessThanOrEqualTo(checkpoint.durationNanos());
                 });
-                assertThat(checkpoint.summary()).startsWith("checkpoint " + checkpoint.checkpointId() + ":");
+                assertThat(checkpoint.summary()).startsWith("checkpoint " + checkpoint.checkpointId() + " aligned:");
             }
             Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
                 CountAtSnapshot.COMPLETED.getOrDefault(job, List.of()).contains(onDemand.checkpointId()));

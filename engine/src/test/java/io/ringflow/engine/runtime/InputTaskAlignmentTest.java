@@ -55,10 +55,12 @@ class InputTaskAlignmentTest
         channels.add(a);
         channels.add(b);
         final StreamOperator head = new RecordingOperator();
-        head.setup(new OperatorRuntime("job", "recorder", "recorder", 0, 1, 128, null), record -> { });
+        head.setup(new OperatorRuntime("job", "recorder", "recorder", 0, 1, 128, null,
+            new OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns())), record -> { });
         @SuppressWarnings("unchecked")
         final Codec<Object>[] codecs = new Codec[] {StringCodec.INSTANCE, StringCodec.INSTANCE};
-        return new InputTask(new JobExecution("job"), "recorder (1/1)", new StreamOperator[] {head},
+        return new InputTask(new JobExecution("job", null, 1,
+            new io.ringflow.state.checkpoint.InMemoryCheckpointStorage()), "recorder (1/1)", new StreamOperator[] {head},
             new ChannelWriter[] {output.writer()}, Idler.create(IdleStrategyKind.BUSY_SPIN, null, 100_000), 100_000,
             -1, new ChannelReader[] {a.reader(), b.reader()}, new int[] {0, 0}, codecs, 100, null, options);
     }

@@ -157,6 +157,10 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         {
             count += state.size();
         }
+        for (final RestoredState state : restored.values())
+        {
+            count += state.keys.size();
+        }
         return count;
     }
 

@@ -20,9 +20,16 @@ public final class SinkOperator extends StreamOperator
     }
 
     @Override
+    public void initializeState()
+    {
+        // the writer does not exist yet: open() initializes it
+    }
+
+    @Override
     public void open() throws Exception
     {
         writer = sink.createWriter(runtime);
+        initializeListenerState();
     }
 
     @Override

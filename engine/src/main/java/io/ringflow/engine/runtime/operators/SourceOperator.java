@@ -11,6 +11,8 @@ public final class SourceOperator extends StreamOperator
 {
     private final Source<Object> source;
     private SourceReader<Object> reader;
+    /** Where a restored subtask resumes, or -1 to start from the beginning. */
+    private long restoredPosition = -1;
 
     /** @param source the user's source, shared by all subtasks; each subtask creates its own reader. */
     @SuppressWarnings("unchecked")
@@ -19,10 +21,31 @@ public final class SourceOperator extends StreamOperator
         this.source = (Source<Object>)source;
     }
 
+    /**
+     * Called before the task starts when the job is restored from a checkpoint.
+     *
+     * @param position the position the checkpoint recorded for this subtask.
+     */
+    public void restorePosition(final long position)
+    {
+        this.restoredPosition = position;
+    }
+
+    @Override
+    public void initializeState()
+    {
+        // the reader does not exist yet: open() initializes it
+    }
+
     @Override
     public void open() throws Exception
     {
         reader = source.createReader(runtime);
+        initializeListenerState();
+        if (restoredPosition >= 0)
+        {
+            reader.seek(restoredPosition);
+        }
     }
 
     /**

@@ -1,0 +1,335 @@
+package io.ringflow.engine.runtime;
+
+import io.ringflow.engine.api.CompletedCheckpoint;
+import io.ringflow.engine.api.JobExecutionException;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.JobStatus;
+import io.ringflow.engine.api.RestartStrategy;
+import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.checkpoint.StateHandle;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A job across its attempts: the first {@link JobExecution}, and after each failure, as the {@link RestartStrategy}
+ * allows, a new attempt restored from the newest completed checkpoint of this run (or from the checkpoint the job was
+ * started from, or from scratch when there is neither). Checkpoint ids keep rising across attempts.
+ *
+ * <p>Thread contract: any thread may call the {@link JobHandle} methods. Attempt transitions happen under this
+ * object's lock, on the thread that completes an attempt's termination future (its monitor) or on the restart timer.
+ * The run's termination future completes once, after the last attempt's threads have all ended.
+ */
+public final class JobRun implements JobHandle
+{
+    private static final System.Logger LOG = System.getLogger(JobRun.class.getName());
+    private static final int HISTORY = 100;
+
+    private final String jobName;
+    private final StreamGraph graph;
+    private final Deployer deployer;
+    private final CheckpointStorage storage;
+    private final RestoreSpec initialRestore;
+    private final RestartBackoff backoff;
+    private final boolean allowNonRestoredState;
+    private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
+    private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
+    private ScheduledExecutorService restartTimer;
+    private volatile JobExecution current;
+    private volatile JobStatus status = JobStatus.RUNNING;
+    private volatile Throwable failure;
+    private volatile boolean cancelled;
+    private volatile int restarts;
+    private long attemptStartNanos;
+    private long nextCheckpointId = 1;
+
+    JobRun(final String jobName, final StreamGraph graph, final Deployer deployer, final CheckpointStorage storage,
+        final RestoreSpec initialRestore, final RestartStrategy strategy)
+    {
+        this.jobName = jobName;
+        this.graph = graph;
+        this.deployer = deployer;
+        this.storage = storage;
+        this.initialRestore = initialRestore;
+        this.backoff = new RestartBackoff(strategy);
+        this.allowNonRestoredState = initialRestore != null && initialRestore.allowNonRestoredState();
+        if (initialRestore != null)
+        {
+            nextCheckpointId = initialRestore.checkpoint().checkpointId() + 1;
+        }
+    }
+
+    /** Deploys and starts the first attempt; a job that cannot run throws here, before any thread starts. */
+    synchronized void start()
+    {
+        final JobExecution first = deployer.deploy(graph, initialRestore, nextCheckpointId, storage);
+        launch(first);
+    }
+
+    private void launch(final JobExecution attempt)
+    {
+        current = attempt;
+        attemptStartNanos = System.nanoTime();
+        status = JobStatus.RUNNING;
+        deployer.start(attempt);
+        attempt.termination().whenComplete((finalStatus, ignored) -> attemptEnded(attempt, finalStatus));
+    }
+
+    private synchronized void attemptEnded(final JobExecution attempt, final JobStatus attemptStatus)
+    {
+        for (final CompletedCheckpoint checkpoint : attempt.completedCheckpoints())
+        {
+            earlierCheckpoints.addLast(checkpoint);
+        }
+        while (earlierCheckpoints.size() > HISTORY)
+        {
+            earlierCheckpoints.removeFirst();
+        }
+        nextCheckpointId = Math.max(nextCheckpointId, attempt.nextCheckpointId());
+        final Throwable cause = attempt.failureCause().orElse(null);
+        if (attemptStatus != JobStatus.FAILED || cancelled)
+        {
+            finish(cancelled && attemptStatus != JobStatus.FINISHED ? JobStatus.CANCELED : attemptStatus, cause);
+            return;
+        }
+        final long delay = backoff.onFailure(System.nanoTime(), attemptStartNanos);
+        if (delay == RestartBackoff.GIVE_UP)
+        {
+            if (backoff.restarts() > 0 && cause != null)
+            {
+                cause.addSuppressed(new IllegalStateException("the restart strategy gave up after " +
+                    backoff.restarts() + " restarts"));
+            }
+            finish(JobStatus.FAILED, cause);
+            return;
+        }
+        LOG.log(Level.WARNING, "job '" + jobName + "' failed; restart " + (backoff.restarts()) + " in " +
+            Duration.ofNanos(delay) + ": " + cause);
+        status = JobStatus.RESTARTING;
+        if (restartTimer == null)
+        {
+            restartTimer = Executors.newSingleThreadScheduledExecutor(runnable ->
+            {
+                final Thread thread = new Thread(runnable, "ringflow-restart-" + jobName);
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        restartTimer.schedule(() -> restart(cause), delay, TimeUnit.NANOSECONDS);
+    }
+
+    private synchronized void restart(final Throwable previousFailure)
+    {
+        if (cancelled)
+        {
+            finish(JobStatus.CANCELED, null);
+            return;
+        }
+        final JobExecution attempt;
+        try
+        {
+            final RestoreSpec restore = latestRestorePoint();
+            LOG.log(Level.INFO, () -> "job '" + jobName + "' restarts from " + (restore == null ? "scratch" :
+                "checkpoint " + restore.checkpoint().checkpointId()));
+            attempt = deployer.deploy(graph, restore, nextCheckpointId, storage);
+        }
+        catch (final RuntimeException ex)
+        {
+            ex.addSuppressed(previousFailure);
+            finish(JobStatus.FAILED, ex);
+            return;
+        }
+        restarts++;
+        launch(attempt);
+    }
+
+    /**
+     * @return the newest checkpoint completed by this run whose files all read back intact; else the checkpoint the
+     *     run started from; else null.
+     */
+    private RestoreSpec latestRestorePoint()
+    {
+        final List<CompletedCheckpoint> completed = new ArrayList<>(earlierCheckpoints);
+        for (int i = completed.size() - 1; i >= 0; i--)
+        {
+            final long id = completed.get(i).checkpointId();
+            try
+            {
+                final CheckpointMetadata metadata = storage.load(id);
+                for (final StateHandle handle : metadata.stateHandles())
+                {
+                    storage.readState(id, handle);
+                }
+                return new RestoreSpec(metadata, storage, allowNonRestoredState);
+            }
+            catch (final CorruptCheckpointException | IOException ex)
+            {
+                LOG.log(Level.WARNING, "job '" + jobName + "' cannot restore from checkpoint " + id + " (" +
+                    ex.getMessage() + "); trying an older one");
+            }
+        }
+        return initialRestore;
+    }
+
+    private void finish(final JobStatus finalStatus, final Throwable cause)
+    {
+        if (restartTimer != null)
+        {
+            restartTimer.shutdownNow();
+        }
+        failure = finalStatus == JobStatus.FAILED ? cause : null;
+        status = finalStatus;
+        termination.complete(finalStatus);
+    }
+
+    /** @return the attempt running now (or the last one), for tools and tests that follow barriers. */
+    public JobExecution currentAttempt()
+    {
+        return current;
+    }
+
+    @Override
+    public int restartCount()
+    {
+        return restarts;
+    }
+
+    @Override
+    public String jobName()
+    {
+        return jobName;
+    }
+
+    @Override
+    public JobStatus status()
+    {
+        return status;
+    }
+
+    @Override
+    public CompletableFuture<JobStatus> termination()
+    {
+        return termination.thenApply(s -> s);
+    }
+
+    @Override
+    public JobStatus awaitTermination(final Duration timeout)
+        throws JobExecutionException, TimeoutException, InterruptedException
+    {
+        final JobStatus finalStatus;
+        try
+        {
+            finalStatus = termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("termination never completes exceptionally", ex);
+        }
+        if (finalStatus == JobStatus.FAILED)
+        {
+            throw new JobExecutionException(jobName, failure);
+        }
+        return finalStatus;
+    }
+
+    @Override
+    public Optional<Throwable> failureCause()
+    {
+        return status == JobStatus.FAILED ? Optional.ofNullable(failure) : Optional.empty();
+    }
+
+    @Override
+    public CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
+    {
+        return current.triggerCheckpoint();
+    }
+
+    @Override
+    public List<CompletedCheckpoint> completedCheckpoints()
+    {
+        final List<CompletedCheckpoint> all;
+        final JobExecution attempt;
+        synchronized (this)
+        {
+            all = new ArrayList<>(earlierCheckpoints);
+            attempt = current;
+        }
+        for (final CompletedCheckpoint checkpoint : attempt.completedCheckpoints())
+        {
+            if (all.isEmpty() || checkpoint.checkpointId() > all.get(all.size() - 1).checkpointId())
+            {
+                all.add(checkpoint);
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    @Override
+    public void cancel()
+    {
+        final JobExecution attempt;
+        synchronized (this)
+        {
+            if (termination.isDone())
+            {
+                return;
+            }
+            cancelled = true;
+            attempt = current;
+            if (status == JobStatus.RESTARTING)
+            {
+                // no attempt is running: the pending restart will see the flag; end now
+                finish(JobStatus.CANCELED, null);
+                return;
+            }
+        }
+        attempt.cancel();
+    }
+
+    @Override
+    public void close()
+    {
+        cancel();
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                termination.get();
+                break;
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+            catch (final ExecutionException ex)
+            {
+                break;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "JobRun{" + jobName + ", " + status + ", restarts=" + restarts + '}';
+    }
+}

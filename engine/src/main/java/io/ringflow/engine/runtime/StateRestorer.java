@@ -1,0 +1,166 @@
+package io.ringflow.engine.runtime;
+
+import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.runtime.operators.SourceOperator;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.OperatorState;
+import io.ringflow.state.checkpoint.StateHandle;
+import io.ringflow.state.checkpoint.SubtaskState;
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.snapshot.KeyedSnapshotReader;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Hands each operator subtask of a new attempt its part of a checkpoint: a source its position, a keyed operator the
+ * keyed snapshots whose key groups it now owns (any parallelism, same number of key groups), a checkpointed function
+ * its operator state (its own list at the same parallelism, dealt round-robin otherwise). Every state file is checked
+ * against its length and CRC32C as it is read. Runs on the submitting thread, before any task starts.
+ */
+final class StateRestorer
+{
+    private final RestoreSpec spec;
+    private final CheckpointMetadata checkpoint;
+    private final JobConfig config;
+
+    StateRestorer(final RestoreSpec spec, final JobConfig config, final CodecRegistry codecs)
+    {
+        this.spec = spec;
+        this.checkpoint = spec.checkpoint();
+        this.config = config;
+    }
+
+    /**
+     * Refuses to start when the checkpoint holds state of uids the job does not have, unless allowed.
+     *
+     * @param nodes the job's operators.
+     */
+    void checkAllStateIsClaimed(final List<StreamNode> nodes)
+    {
+        final TreeSet<String> unclaimed = new TreeSet<>(checkpoint.operators().keySet());
+        unclaimed.addAll(checkpoint.sourcePositions().keySet());
+        for (final StreamNode node : nodes)
+        {
+            unclaimed.remove(node.uid());
+        }
+        if (!unclaimed.isEmpty() && !spec.allowNonRestoredState())
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds state of operators " +
+                "this job does not have (uids " + unclaimed + "). Give the operators their old uids with .uid(...), " +
+                "or allow dropping that state (allowNonRestoredState / --allow-non-restored-state)");
+        }
+    }
+
+    /**
+     * Restores one operator subtask.
+     *
+     * @param node          the operator.
+     * @param subtask       the subtask.
+     * @param keyedStore    its keyed store, or null when it is not keyed.
+     * @param operatorStore its operator state.
+     * @param operator      the operator.
+     */
+    void restore(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
+        final OperatorStateStore operatorStore, final StreamOperator operator)
+    {
+        final List<Long> positions = checkpoint.sourcePositions().get(node.uid());
+        if (positions != null && operator instanceof SourceOperator)
+        {
+            if (positions.size() != node.parallelism())
+            {
+                throw new InvalidJobException(node.describe() + " has parallelism " + node.parallelism() + " but " +
+                    "checkpoint " + checkpoint.checkpointId() + " recorded " + positions.size() + " source " +
+                    "positions for it: a source cannot change its parallelism on restore");
+            }
+            ((SourceOperator)operator).restorePosition(positions.get(subtask));
+        }
+        final OperatorState state = checkpoint.operators().get(node.uid());
+        if (state == null)
+        {
+            return;
+        }
+        restoreKeyed(node, subtask, keyedStore, state);
+        restoreOperatorState(node, subtask, operatorStore, state);
+        for (final SubtaskState old : state.subtasks())
+        {
+            if (old.channels() != null)
+            {
+                throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds in-flight " +
+                    "records of " + node.describe() + " (an unaligned checkpoint), which this build cannot restore yet");
+            }
+        }
+    }
+
+    private void restoreKeyed(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
+        final OperatorState state)
+    {
+        final boolean hasKeyed = state.subtasks().stream().anyMatch(s -> s.keyed() != null);
+        if (!hasKeyed)
+        {
+            return;
+        }
+        if (keyedStore == null)
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds keyed state of " +
+                node.describe() + ", whose input is no longer keyed");
+        }
+        if (state.maxParallelism() != config.maxParallelism())
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " was taken with max " +
+                "parallelism " + state.maxParallelism() + " and keyed state cannot be restored with " +
+                config.maxParallelism() + ": set JobConfig maxParallelism back to " + state.maxParallelism());
+        }
+        final KeyGroupRange mine = KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
+        final List<KeyedSnapshotReader> readers = new ArrayList<>();
+        for (int old = 0; old < state.parallelism(); old++)
+        {
+            final StateHandle handle = state.subtasks().get(old).keyed();
+            final KeyGroupRange theirs = KeyGroups.rangeOf(old, state.maxParallelism(), state.parallelism());
+            if (handle != null && theirs.start() <= mine.end() && mine.start() <= theirs.end())
+            {
+                readers.add(KeyedSnapshotReader.open(read(handle), handle.name()));
+            }
+        }
+        keyedStore.restore(readers);
+    }
+
+    private void restoreOperatorState(final StreamNode node, final int subtask, final OperatorStateStore store,
+        final OperatorState state)
+    {
+        final List<Map.Entry<String, byte[]>> snapshots = new ArrayList<>();
+        final boolean same = state.parallelism() == node.parallelism();
+        for (int old = 0; old < state.parallelism(); old++)
+        {
+            final StateHandle handle = state.subtasks().get(old).operator();
+            if (handle != null && (!same || old == subtask))
+            {
+                snapshots.add(new AbstractMap.SimpleImmutableEntry<>(handle.name(), read(handle)));
+            }
+        }
+        store.restore(snapshots, subtask, same ? -1 : node.parallelism());
+    }
+
+    private byte[] read(final StateHandle handle)
+    {
+        try
+        {
+            return spec.storage().readState(checkpoint.checkpointId(), handle);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read state file " + handle.name() + " of checkpoint " +
+                checkpoint.checkpointId() + " from " + spec.storage().describe(), ex);
+        }
+    }
+}
