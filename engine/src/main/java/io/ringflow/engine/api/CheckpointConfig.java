@@ -8,7 +8,12 @@ import java.util.Objects;
 
 /**
  * When and how often a job takes checkpoints. Immutable; {@link Builder#build()} validates every option and names
- * the one at fault. Checkpoints are kept in memory for now (the checkpoint storage on disk is still to come).
+ * the one at fault. Checkpoints are kept in memory unless a directory storage is given.
+ *
+ * <p>Barriers: aligned by default (exactly-once, channels block while they wait for the slowest); {@link
+ * Builder#unaligned(boolean)} lets barriers overtake queued records, which are then stored as channel state (a
+ * checkpoint's duration no longer grows with back-pressure); {@link Builder#alignedTimeout(Duration)} starts aligned
+ * and switches a checkpoint to unaligned when its alignment takes longer than the timeout.
  */
 public final class CheckpointConfig
 {
@@ -20,9 +25,13 @@ public final class CheckpointConfig
     private final int retained;
     private final CheckpointStorage storage;
     private final boolean retainOnCancel;
+    private final boolean unaligned;
+    private final Duration alignedTimeout;
 
     private CheckpointConfig(final Builder b)
     {
+        unaligned = b.unaligned;
+        alignedTimeout = b.alignedTimeout;
         retainOnCancel = b.retainOnCancel;
         storage = b.storage;
         interval = b.interval;
@@ -95,7 +104,20 @@ public final class CheckpointConfig
     {
         return "CheckpointConfig{interval=" + interval + ", timeout=" + timeout + ", minPause=" + minPause +
             ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
-            retained + ", retainOnCancel=" + retainOnCancel + ", storage=" + storage.getClass().getSimpleName() + '}';
+            retained + ", retainOnCancel=" + retainOnCancel + ", unaligned=" + unaligned + ", alignedTimeout=" +
+            alignedTimeout + ", storage=" + storage.getClass().getSimpleName() + '}';
+    }
+
+    /** @return whether barriers overtake queued records (unaligned checkpoints). */
+    public boolean unaligned()
+    {
+        return unaligned;
+    }
+
+    /** @return how long a checkpoint stays aligned before switching to unaligned, or null for never. */
+    public Duration alignedTimeout()
+    {
+        return alignedTimeout;
     }
 
     /** Collects options; {@link #build()} validates them. */
@@ -109,6 +131,8 @@ public final class CheckpointConfig
         private int retained = 1;
         private CheckpointStorage storage;
         private boolean retainOnCancel = true;
+        private boolean unaligned;
+        private Duration alignedTimeout;
 
         private Builder(final Duration interval)
         {
@@ -174,6 +198,28 @@ public final class CheckpointConfig
         }
 
         /**
+         * @param value true for unaligned checkpoints (default false): barriers overtake queued records, which are
+         *              stored with the checkpoint as channel state. Needs {@code CheckpointingMode.EXACTLY_ONCE}.
+         * @return this
+         */
+        public Builder unaligned(final boolean value)
+        {
+            unaligned = value;
+            return this;
+        }
+
+        /**
+         * @param value start each checkpoint aligned and switch it to unaligned when its alignment at a task takes
+         *              longer than this (default: never switch). Implies unaligned checkpoints may be taken.
+         * @return this
+         */
+        public Builder alignedTimeout(final Duration value)
+        {
+            alignedTimeout = value;
+            return this;
+        }
+
+        /**
          * @return the validated configuration.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -198,6 +244,16 @@ public final class CheckpointConfig
             if (retained < 1)
             {
                 throw new IllegalArgumentException("retained must be at least 1, was " + retained);
+            }
+            if (alignedTimeout != null && (alignedTimeout.isNegative() || alignedTimeout.isZero()))
+            {
+                throw new IllegalArgumentException("alignedTimeout must be positive, was " + alignedTimeout +
+                    "; use unaligned(true) to never align");
+            }
+            if (alignedTimeout != null && unaligned)
+            {
+                throw new IllegalArgumentException("alignedTimeout (" + alignedTimeout + ") and unaligned(true) " +
+                    "contradict each other: unaligned checkpoints never align; set one of them");
             }
             if (storage == null)
             {

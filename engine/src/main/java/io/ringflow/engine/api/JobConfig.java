@@ -408,6 +408,12 @@ public final class JobConfig
             {
                 throw new IllegalArgumentException("checkpointingMode must not be null");
             }
+            if (checkpointing != null && checkpointingMode == CheckpointingMode.AT_LEAST_ONCE &&
+                (checkpointing.unaligned() || checkpointing.alignedTimeout() != null))
+            {
+                throw new IllegalArgumentException("unaligned checkpoints (unaligned / alignedTimeout) need " +
+                    "checkpointingMode EXACTLY_ONCE; AT_LEAST_ONCE never aligns, so there is nothing to unalign");
+            }
             if (restartStrategy == null)
             {
                 throw new IllegalArgumentException("restartStrategy must not be null; use RestartStrategy.none()");

@@ -80,6 +80,36 @@ public final class ChannelReader extends ReaderRhsPadding
         return nextSequence <= availableCache || nextSequence <= (availableCache = ring.getCursor());
     }
 
+    /** @return the sequence of the next slot {@link #poll} will hand over. */
+    public long nextSequence()
+    {
+        return nextSequence;
+    }
+
+    /**
+     * Hands the records between the read position and {@code untilExclusive} to {@code handler} without consuming
+     * them: an unaligned barrier announced at {@code untilExclusive} overtook them, and they go to the checkpoint's
+     * channel state (they are still processed later by {@link #poll}). Slots of other kinds are skipped.
+     *
+     * @param untilExclusive the announced barrier's sequence; every slot below it has been published.
+     * @param handler        receives each record slot; its return value is ignored.
+     * @return the number of records handed over.
+     */
+    public int peekRecordsBefore(final long untilExclusive, final SlotHandler handler)
+    {
+        int records = 0;
+        for (long sequence = nextSequence; sequence < untilExclusive; sequence++)
+        {
+            final Slot slot = ring.get(sequence);
+            if (slot.kind() == SlotKind.RECORD)
+            {
+                handler.onSlot(slot);
+                records++;
+            }
+        }
+        return records;
+    }
+
     /** @return the channel this reader reads. */
     public RingChannel channel()
     {

@@ -89,6 +89,24 @@ public final class ChannelWriter extends WriterRhsPadding
     }
 
     /**
+     * Announces a barrier ahead of the data (an unaligned barrier): publishes everything written so far, then tells the
+     * consumer where the barrier's slot will be, so it learns of the barrier before reading the records in front of
+     * it. The barrier's slot must be written next, with {@link #writeBarrier}, before any other record.
+     *
+     * @param checkpointId the checkpoint id.
+     * @param barrierType  checkpoint or savepoint, as defined by the checkpointing layer.
+     * @param timestamp    the trigger time, epoch milliseconds.
+     */
+    public void announceBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    {
+        // every record before the barrier must be visible to the consumer before the announcement is
+        flush();
+        final long barrierSequence = spareSequence != RingBuffer.INITIAL_CURSOR_VALUE ? spareSequence :
+            lastClaimed + 1;
+        channel.announce(new BarrierAnnouncement(checkpointId, barrierType, timestamp, barrierSequence));
+    }
+
+    /**
      * Writes a barrier after everything written so far, and publishes it with them.
      *
      * @param checkpointId the checkpoint id.

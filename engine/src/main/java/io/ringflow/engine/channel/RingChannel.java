@@ -25,6 +25,8 @@ public final class RingChannel
     private final Sequence consumed = new Sequence(RingBuffer.INITIAL_CURSOR_VALUE);
     private final ChannelWriter writer;
     private final ChannelReader reader;
+    /** The newest unaligned barrier the producer announced; written by the producer, read by the consumer. */
+    private volatile BarrierAnnouncement announcement;
 
     /**
      * @param name         for diagnostics, e.g. {@code "map[0] -> count[1]"}.
@@ -104,6 +106,24 @@ public final class RingChannel
     public void release()
     {
         BufferUtil.free(slots);
+    }
+
+    /**
+     * Publishes an unaligned barrier ahead of the data. Producer thread, after publishing every slot before it.
+     *
+     * @param value the barrier and where its slot will be.
+     */
+    void announce(final BarrierAnnouncement value)
+    {
+        announcement = value;
+    }
+
+    /**
+     * @return the newest barrier announced on this channel, or null. Consumer thread; one volatile read.
+     */
+    public BarrierAnnouncement announcement()
+    {
+        return announcement;
     }
 
     @Override

@@ -316,8 +316,10 @@ public final class Deployer
         final Idler idler = Idler.create(config.idleStrategy(), signal, config.maxParkNanos());
         if (head.kind() == NodeKind.SOURCE)
         {
-            return new SourceTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
-                config.readBatch());
+            final SourceTask task = new SourceTask(execution, taskName, chain, writers, idler, config.maxParkNanos(),
+                cpu, config.readBatch());
+            task.announceBarriers(barrierOptions().unaligned());
+            return task;
         }
 
         final List<ChannelReader> readers = new ArrayList<>();
@@ -344,9 +346,14 @@ public final class Deployer
                 " input channels; a task takes at most " + BarrierHandler.MAX_CHANNELS +
                 " (lower the parallelism of its upstream operators)");
         }
-        return new InputTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
+        final InputTask task = new InputTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
             readers.toArray(new ChannelReader[0]), inputIndexes.stream().mapToInt(Integer::intValue).toArray(),
             codecArray, config.readBatch(), signal, barrierOptions());
+        if (restorer != null)
+        {
+            restorer.restoreChannelState(head, subtask, task);
+        }
+        return task;
     }
 
     @SuppressWarnings("unchecked")
@@ -385,8 +392,20 @@ public final class Deployer
 
     private BarrierHandlerOptions barrierOptions()
     {
-        return config.checkpointingMode() == CheckpointingMode.AT_LEAST_ONCE ?
-            BarrierHandlerOptions.atLeastOnce() : BarrierHandlerOptions.aligned();
+        if (config.checkpointingMode() == CheckpointingMode.AT_LEAST_ONCE)
+        {
+            return BarrierHandlerOptions.atLeastOnce();
+        }
+        final io.ringflow.engine.api.CheckpointConfig checkpointing = config.checkpointing();
+        if (checkpointing != null && checkpointing.unaligned())
+        {
+            return BarrierHandlerOptions.unalignedCheckpoints();
+        }
+        if (checkpointing != null && checkpointing.alignedTimeout() != null)
+        {
+            return BarrierHandlerOptions.alignedWithTimeout(checkpointing.alignedTimeout());
+        }
+        return BarrierHandlerOptions.aligned();
     }
 
     private int[] cpuList()

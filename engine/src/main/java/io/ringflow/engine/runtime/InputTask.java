@@ -1,5 +1,6 @@
 package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.channel.BarrierAnnouncement;
 import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.ParkingSignal;
@@ -24,11 +25,25 @@ import java.util.function.BooleanSupplier;
  * A task fed by ring channels. Each cycle reads up to {@code readBatch} slots from every channel that has not ended
  * and is not blocked.
  *
- * <p>Barriers go to a {@link BarrierHandler}: in EXACTLY_ONCE mode a channel whose barrier has arrived is blocked
- * (its records stay in its ring) until every live channel delivered the barrier; then the chain snapshots, the
- * barrier is forwarded and the channels are unblocked. In AT_LEAST_ONCE mode nothing is blocked and the snapshot
- * happens on the last barrier. END_OF_INPUT counts as the channel's barrier for every later checkpoint. The task
- * finishes when every channel has delivered END_OF_INPUT.
+ * <p>Barriers go to a {@link BarrierHandler}:
+ * <ul>
+ *   <li>EXACTLY_ONCE aligned: a channel whose barrier has arrived is blocked (its records stay in its ring) until
+ *   every live channel delivered the barrier; then the chain snapshots, the barrier is forwarded and the channels are
+ *   unblocked.</li>
+ *   <li>AT_LEAST_ONCE: nothing is blocked; the snapshot happens on the last barrier.</li>
+ *   <li>EXACTLY_ONCE unaligned: upstream tasks announce each barrier on the channel before the records queued in front
+ *   of it are read ({@link BarrierAnnouncement}); at the start of every cycle this task looks for new announcements.
+ *   On a checkpoint's first barrier it snapshots at once and forwards the barrier (announced, so it overtakes this
+ *   task's queued output too). The records the barrier overtook on its channel, and every record read from the other
+ *   channels until their barriers, are copied into the checkpoint's channel state and processed as usual. The
+ *   checkpoint's input side is complete once every channel announced its barrier or ended: the time that takes does
+ *   not grow with the records queued in the rings.</li>
+ *   <li>Aligned with a timeout: aligned until the timeout, then as unaligned for the channels still missing their
+ *   barrier (their records are recorded until their barrier slot is read).</li>
+ * </ul>
+ * END_OF_INPUT counts as the channel's barrier for every later checkpoint. The task finishes when every channel has
+ * delivered END_OF_INPUT. A job restored from an unaligned checkpoint replays the task's channel state into the head
+ * operator before reading any new input.
  */
 final class InputTask extends Task
 {
@@ -39,9 +54,19 @@ final class InputTask extends Task
     private final ParkingSignal signal;
     private final BooleanSupplier hasInput = this::hasInput;
     private final BarrierHandler barriers;
+    /** Whether barriers are acted on when announced rather than when their slot is read (pure unaligned mode). */
+    private final boolean followAnnouncements;
+    /** In-flight records of a job restored from an unaligned checkpoint, replayed before any input; then null. */
+    private byte[] restoredChannelState;
+    private String restoredChannelStateFile;
     private int ended;
     /** Duration of the last synchronous snapshot, reported with the acknowledgement. Task thread only. */
     private long lastSyncNanos;
+    /** Channel state of the unaligned checkpoint in progress, or null. Task thread only. */
+    private ChannelStateRecorder recorder;
+    /** The channel whose announced barrier is being handed to the handler, and that barrier's slot; -1 if none. */
+    private int announcingChannel = -1;
+    private long announcedSequence;
 
     InputTask(
         final JobExecution execution,
@@ -67,6 +92,18 @@ final class InputTask extends Task
             inputs[i] = new InputChannel(this, i, readers[i], codecs[i], inputIndexes[i], chain[0]);
         }
         this.barriers = new BarrierHandler(readers.length, barrierOptions, new Controller(), NanoClock.SYSTEM);
+        this.followAnnouncements = barrierOptions.unaligned() && !barrierOptions.hasAlignedTimeout();
+        announceBarriers(barrierOptions.unaligned());
+    }
+
+    /**
+     * @param bytes the channel state this task's subtask stored in the checkpoint being restored.
+     * @param file  its name, for errors.
+     */
+    void restoreChannelState(final byte[] bytes, final String file)
+    {
+        restoredChannelState = bytes;
+        restoredChannelStateFile = file;
     }
 
     @Override
@@ -79,9 +116,26 @@ final class InputTask extends Task
     }
 
     @Override
+    void onOperatorsOpened()
+    {
+        if (restoredChannelState == null)
+        {
+            return;
+        }
+        final byte[] state = restoredChannelState;
+        restoredChannelState = null;
+        ChannelStateRecorder.replay(state, restoredChannelStateFile, inputs.length,
+            (channel, bytes, offset, length) -> inputs[channel].process(bytes, offset, length));
+    }
+
+    @Override
     int doWork()
     {
         barriers.checkTimeout();
+        if (followAnnouncements)
+        {
+            checkAnnouncements();
+        }
         int work = 0;
         for (final InputChannel input : inputs)
         {
@@ -107,6 +161,7 @@ final class InputTask extends Task
     void onClose()
     {
         barriers.close();
+        recorder = null;
     }
 
     /** @return whether a channel that may be read has a slot waiting. */
@@ -122,10 +177,69 @@ final class InputTask extends Task
         return false;
     }
 
-    void onBarrier(final InputChannel channel, final long checkpointId, final int barrierType, final long timestamp)
+    /** Acts on barriers announced since the last cycle: one volatile read per live channel. */
+    private void checkAnnouncements()
     {
+        for (final InputChannel input : inputs)
+        {
+            if (input.ended)
+            {
+                continue;
+            }
+            final BarrierAnnouncement announcement = input.reader.channel().announcement();
+            if (announcement != null && announcement != input.seenAnnouncement)
+            {
+                input.seenAnnouncement = announcement;
+                if (announcement.checkpointId() > input.handledBarrier)
+                {
+                    onAnnouncedBarrier(input, announcement);
+                }
+            }
+        }
+    }
+
+    /**
+     * An unaligned barrier announced on {@code input}: the records in its ring in front of the barrier's slot were
+     * overtaken and go to the channel state; then the handler hears of the barrier.
+     */
+    private void onAnnouncedBarrier(final InputChannel input, final BarrierAnnouncement announcement)
+    {
+        input.handledBarrier = announcement.checkpointId();
+        if (recorder != null && recorder.checkpointId == announcement.checkpointId())
+        {
+            // a later channel of a checkpoint in progress: its overtaken records complete its channel state
+            input.reader.peekRecordsBefore(announcement.sequence(), input.recordInto(recorder));
+        }
+        // when this is the checkpoint's first barrier, the snapshot callback records the overtaken records
+        announcingChannel = input.index;
+        announcedSequence = announcement.sequence();
+        try
+        {
+            barriers.barrierReceived(input.index, new CheckpointBarrier(announcement.checkpointId(),
+                announcement.timestamp(), CheckpointBarrier.Kind.fromCode(announcement.barrierType())));
+        }
+        finally
+        {
+            announcingChannel = -1;
+        }
+    }
+
+    /**
+     * A barrier slot was read. Under announcements it was normally handled already (its slot is then skipped);
+     * otherwise the handler hears of it now.
+     *
+     * @return whether the poll may go on (the barrier was handled before).
+     */
+    boolean onBarrier(final InputChannel channel, final long checkpointId, final int barrierType, final long timestamp)
+    {
+        if (checkpointId <= channel.handledBarrier)
+        {
+            return true;
+        }
+        channel.handledBarrier = checkpointId;
         barriers.barrierReceived(channel.index,
             new CheckpointBarrier(checkpointId, timestamp, CheckpointBarrier.Kind.fromCode(barrierType)));
+        return false;
     }
 
     void onEndOfInput(final InputChannel channel)
@@ -158,6 +272,15 @@ final class InputTask extends Task
         {
             final long start = System.nanoTime();
             snapshotChain(barrier.checkpointId());
+            if (unaligned)
+            {
+                recorder = new ChannelStateRecorder(barrier.checkpointId(), inputs.length);
+                if (announcingChannel >= 0)
+                {
+                    final InputChannel input = inputs[announcingChannel];
+                    input.reader.peekRecordsBefore(announcedSequence, input.recordInto(recorder));
+                }
+            }
             lastSyncNanos = System.nanoTime() - start;
             return true;
         }
@@ -171,24 +294,38 @@ final class InputTask extends Task
         @Override
         public void startRecordingChannel(final int channel, final long checkpointId)
         {
-            throw new UnsupportedOperationException("unaligned checkpoints are not available yet");
+            inputs[channel].recording = recorder;
         }
 
         @Override
         public void stopRecordingChannel(final int channel, final long checkpointId)
         {
-            throw new UnsupportedOperationException("unaligned checkpoints are not available yet");
+            inputs[channel].recording = null;
         }
 
         @Override
         public void abortCheckpoint(final long checkpointId, final AbortReason reason)
         {
+            if (recorder != null && recorder.checkpointId == checkpointId)
+            {
+                recorder = null;
+            }
             LOG.log(Level.DEBUG, () -> "task " + name + " aborted checkpoint " + checkpointId + ": " + reason);
         }
 
         @Override
         public void allBarriersReceived(final CheckpointAlignment alignment)
         {
+            final TaskSnapshot snapshot = pendingSnapshot();
+            if (alignment.unaligned() && recorder != null && recorder.checkpointId == alignment.checkpointId() &&
+                snapshot != null && snapshot.checkpointId == alignment.checkpointId())
+            {
+                snapshot.channelState(recorder.finish(), recorder.records());
+            }
+            if (recorder != null && recorder.checkpointId <= alignment.checkpointId())
+            {
+                recorder = null;
+            }
             // the input side is complete: acknowledge with the statistics of this checkpoint
             acknowledgeSnapshot(alignment.checkpointId(), -1, alignment.firstBarrierNanos(), lastSyncNanos,
                 alignment.alignmentDurationNanos(), alignment.unaligned());
@@ -197,7 +334,8 @@ final class InputTask extends Task
 
     /**
      * One input channel of the task and the handler of its slots. Records are decoded and handed to the head
-     * operator's first or second input; barriers and END_OF_INPUT end the current poll so the task can react.
+     * operator's first or second input (and copied into the channel state while the channel is being recorded);
+     * barriers and END_OF_INPUT end the current poll so the task can react.
      */
     static final class InputChannel implements SlotHandler
     {
@@ -208,6 +346,14 @@ final class InputTask extends Task
         final int inputIndex;
         final StreamOperator head;
         boolean ended;
+        /** Where this channel's records go while it is recorded as channel state; null otherwise. */
+        ChannelStateRecorder recording;
+        /** The newest barrier of this channel already handed to the handler. */
+        long handledBarrier;
+        /** The last announcement looked at. */
+        BarrierAnnouncement seenAnnouncement;
+        private ChannelStateRecorder peekTarget;
+        private final SlotHandler peekHandler;
 
         InputChannel(
             final InputTask task,
@@ -223,6 +369,18 @@ final class InputTask extends Task
             this.codec = codec;
             this.inputIndex = inputIndex;
             this.head = head;
+            this.peekHandler = slot ->
+            {
+                peekTarget.append(index, slot.payload(), slot.length());
+                return true;
+            };
+        }
+
+        /** @return a slot handler that copies records into {@code target}. */
+        SlotHandler recordInto(final ChannelStateRecorder target)
+        {
+            peekTarget = target;
+            return peekHandler;
         }
 
         @Override
@@ -231,33 +389,21 @@ final class InputTask extends Task
             final int kind = slot.kind();
             if (kind == SlotKind.RECORD)
             {
-                final Object record = codec.decode(slot.payload(), 0, slot.length());
-                try
+                if (recording != null)
                 {
-                    if (inputIndex == 0)
-                    {
-                        head.processElement(record);
-                    }
-                    else
-                    {
-                        head.processElement2(record);
-                    }
+                    recording.append(index, slot.payload(), slot.length());
                 }
-                catch (final Throwable ex)
-                {
-                    throw OperatorException.wrap(head.runtime(), ex);
-                }
+                process(slot.payload(), 0, slot.length());
                 return true;
             }
             if (kind == SlotKind.BARRIER)
             {
                 final UnsafeBuffer payload = slot.payload();
-                task.onBarrier(
+                return task.onBarrier(
                     this,
                     payload.getLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET),
                     payload.getInt(SlotDescriptor.BARRIER_TYPE_OFFSET),
                     payload.getLong(SlotDescriptor.BARRIER_TIMESTAMP_OFFSET));
-                return false;
             }
             if (kind == SlotKind.END_OF_INPUT)
             {
@@ -266,6 +412,27 @@ final class InputTask extends Task
             }
             throw new IllegalStateException("slot of unexpected kind " + SlotKind.name(kind) + " on channel " +
                 reader.channel().name());
+        }
+
+        /** Decodes one record and hands it to the head operator. */
+        void process(final UnsafeBuffer bytes, final int offset, final int length)
+        {
+            final Object record = codec.decode(bytes, offset, length);
+            try
+            {
+                if (inputIndex == 0)
+                {
+                    head.processElement(record);
+                }
+                else
+                {
+                    head.processElement2(record);
+                }
+            }
+            catch (final Throwable ex)
+            {
+                throw OperatorException.wrap(head.runtime(), ex);
+            }
         }
     }
 }

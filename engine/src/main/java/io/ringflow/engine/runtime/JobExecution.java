@@ -366,6 +366,20 @@ public final class JobExecution implements JobHandle
         return names;
     }
 
+    /**
+     * @return per ring channel, the slots published and not yet consumed, in channel creation order; a snapshot for
+     *     tools and tests that watch back-pressure. Any thread.
+     */
+    public List<Long> channelBacklogs()
+    {
+        final List<Long> backlogs = new ArrayList<>(channels.size());
+        for (final RingChannel channel : channels)
+        {
+            backlogs.add(channel.backlog());
+        }
+        return backlogs;
+    }
+
     /** @return the number of ring channels of the physical plan. */
     public int channelCount()
     {

@@ -92,13 +92,34 @@ final class StateRestorer
         }
         restoreKeyed(node, subtask, keyedStore, state);
         restoreOperatorState(node, subtask, operatorStore, state);
-        for (final SubtaskState old : state.subtasks())
+    }
+
+    /**
+     * Gives the head of an input task the in-flight records its subtask stored (unaligned checkpoints); they are
+     * replayed before any new input. Needs the same parallelism as when they were stored.
+     *
+     * @param head    the chain's head operator.
+     * @param subtask the subtask.
+     * @param task    its task.
+     */
+    void restoreChannelState(final StreamNode head, final int subtask, final InputTask task)
+    {
+        final OperatorState state = checkpoint.operators().get(head.uid());
+        if (state == null || state.subtasks().stream().allMatch(s -> s.channels() == null))
         {
-            if (old.channels() != null)
-            {
-                throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds in-flight " +
-                    "records of " + node.describe() + " (an unaligned checkpoint), which this build cannot restore yet");
-            }
+            return;
+        }
+        if (state.parallelism() != head.parallelism())
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " is unaligned and holds " +
+                "in-flight records of " + head.describe() + " at parallelism " + state.parallelism() + ", which " +
+                "cannot be restored at parallelism " + head.parallelism() + ": restore it at the same parallelism, " +
+                "or take an aligned checkpoint or savepoint to rescale");
+        }
+        final StateHandle handle = state.subtasks().get(subtask).channels();
+        if (handle != null)
+        {
+            task.restoreChannelState(read(handle), handle.name());
         }
     }
 

@@ -24,6 +24,8 @@ abstract class Task implements Runnable, BackPressure
     private final IdleStrategy backPressureIdle;
     private final int cpu;
     private long lastForwardedBarrier;
+    /** Whether barriers are announced ahead of the data (unaligned checkpoints); set before the task starts. */
+    private boolean announceBarriers;
     /** The snapshot taken at the last barrier, until it is acknowledged. Task thread only. */
     private TaskSnapshot snapshot;
     private boolean finished;
@@ -78,6 +80,7 @@ abstract class Task implements Runnable, BackPressure
             {
                 openOperator(chain[i]);
             }
+            onOperatorsOpened();
             synchronized (this)
             {
                 interruptible = true;
@@ -135,6 +138,12 @@ abstract class Task implements Runnable, BackPressure
         }
     }
 
+    /** @param value whether this task's barriers overtake data (unaligned checkpoints). Before the task starts. */
+    final void announceBarriers(final boolean value)
+    {
+        announceBarriers = value;
+    }
+
     /** @return the task's index in its job, assigned when the job is wired. */
     final int index()
     {
@@ -190,6 +199,11 @@ abstract class Task implements Runnable, BackPressure
 
     /** Called on the task thread before operators are opened. */
     void onStart()
+    {
+    }
+
+    /** Called on the task thread once every operator is open, before the first work cycle. */
+    void onOperatorsOpened()
     {
     }
 
@@ -319,6 +333,14 @@ abstract class Task implements Runnable, BackPressure
     final void emitBarrier(final long checkpointId, final int barrierType, final long timestamp)
     {
         lastForwardedBarrier = Math.max(lastForwardedBarrier, checkpointId);
+        // announce on every output first, then write the slots: a full ring delays a slot, never an announcement
+        if (announceBarriers)
+        {
+            for (final ChannelWriter writer : writers)
+            {
+                writer.announceBarrier(checkpointId, barrierType, timestamp);
+            }
+        }
         for (final ChannelWriter writer : writers)
         {
             writer.writeBarrier(checkpointId, barrierType, timestamp);
