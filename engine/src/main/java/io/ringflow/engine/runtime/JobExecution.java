@@ -430,7 +430,17 @@ public final class JobExecution implements JobHandle
 
     void taskFinished(final Task task)
     {
-        coordinator.taskFinished(task, task.finishedPosition());
+        // after the task's snapshots still being written: a finished task stands for its barriers only in
+        // checkpoints it did not acknowledge itself (the flusher runs in order, so its acknowledgements come first)
+        final long position = task.finishedPosition();
+        try
+        {
+            flusher.execute(() -> coordinator.taskFinished(task, position));
+        }
+        catch (final java.util.concurrent.RejectedExecutionException stopping)
+        {
+            coordinator.taskFinished(task, position);
+        }
         final Integer sink = sinkIndex.get(task);
         if (sink != null)
         {
