@@ -1,0 +1,112 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.snapshot.KeyedSnapshotWriter;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+import io.ringflow.state.snapshot.StateMeta;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The asynchronous part of a Chronicle store snapshot: reads every state's live map, substituting the values the task
+ * thread preserved since the barrier, and writes the result in the backend-independent keyed snapshot format.
+ *
+ * <p>Thread contract: created on the task thread by {@link ChronicleKeyedStateStore#snapshot}; {@link #writeTo}
+ * once, on a flusher; {@link #release} on any thread, any number of times. Until it is written or released, the task
+ * thread preserves old values for it, so an abandoned snapshot must be released.
+ */
+final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
+{
+    private final long checkpointId;
+    private final int maxParallelism;
+    private final KeyGroupRange keyGroups;
+    private final PendingStateSnapshot[] states;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    /**
+     * Registers nothing: the store adds each part to its state before handing this out.
+     *
+     * @param checkpointId   the checkpoint, for messages.
+     * @param maxParallelism the job's number of key groups.
+     * @param keyGroups      the store's key groups.
+     * @param states         one part per state that existed at the barrier.
+     */
+    ChronicleKeyedStateSnapshot(
+        final long checkpointId, final int maxParallelism, final KeyGroupRange keyGroups,
+        final PendingStateSnapshot[] states)
+    {
+        this.checkpointId = checkpointId;
+        this.maxParallelism = maxParallelism;
+        this.keyGroups = keyGroups;
+        this.states = states;
+    }
+
+    @Override
+    public void writeTo(final OutputStream out) throws IOException
+    {
+        writeTo(out, PendingStateSnapshot.SegmentObserver.NONE);
+    }
+
+    /**
+     * {@link #writeTo(OutputStream)}, telling {@code observer} after each segment is read.
+     *
+     * @param out      where to write; not closed here.
+     * @param observer told after each segment, on the flusher, with no lock held.
+     * @throws IOException when writing fails.
+     */
+    void writeTo(final OutputStream out, final PendingStateSnapshot.SegmentObserver observer) throws IOException
+    {
+        if (!done.compareAndSet(false, true))
+        {
+            throw new IllegalStateException("the keyed snapshot of checkpoint " + checkpointId +
+                " was already written or released");
+        }
+        final KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups);
+        final List<StateMeta> metas = new ArrayList<>(states.length);
+        try
+        {
+            for (int i = 0; i < states.length; i++)
+            {
+                metas.add(states[i].meta());
+                states[i].collect(i, entries, observer);
+                // everything as of the barrier is copied: the task thread may stop preserving for this state
+                states[i].state().removePending(states[i]);
+            }
+        }
+        finally
+        {
+            releaseParts();
+        }
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas);
+        entries.writeTo(writer);
+        writer.finish();
+    }
+
+    @Override
+    public void release()
+    {
+        if (done.compareAndSet(false, true))
+        {
+            releaseParts();
+        }
+    }
+
+    private void releaseParts()
+    {
+        for (final PendingStateSnapshot state : states)
+        {
+            state.state().removePending(state);
+            state.release();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ChronicleKeyedStateSnapshot{checkpointId=" + checkpointId + ", states=" + states.length + '}';
+    }
+}

@@ -1,0 +1,624 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import io.ringflow.state.snapshot.KeyedSnapshotReader;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+import io.ringflow.state.snapshot.StateKind;
+import io.ringflow.state.snapshot.StateMeta;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The off-heap keyed state backend: one Chronicle Map per state, in anonymous off-heap memory or memory-mapped from
+ * files (for state larger than the heap). Keys and values are stored as their codecs encode them (keys prefixed by
+ * their key group, see {@link StoredKeyLayout}), so the stored bytes are exactly the bytes of a snapshot, and a
+ * snapshot of this store restores into the {@link io.ringflow.state.keyed.HeapKeyedStateStore heap store} and back.
+ * It behaves like the heap store, with two differences, both on misuse: the keys of a store must all have one type
+ * (checked at the first access with another type, where the heap store fails only when it is snapshotted), and a
+ * state whose value type has no codec fails when it is declared rather than when it is snapshotted.
+ *
+ * <h2>Snapshots: copy-on-write, O(1) at the barrier</h2>
+ *
+ * {@link #snapshot} gives each state a {@link PendingStateSnapshot}: an empty {@code ConcurrentHashMap} of preserved
+ * values and a counter {@code readSegments = 0}. That is O(number of states), whatever the number of keys. Until the
+ * snapshot is written or released:
+ * <ul>
+ *   <li><b>Task thread</b>, on every change of a key {@code k} of segment {@code s} (update, clear): holding
+ *   {@code s}'s update lock (a Chronicle query context), read {@code k}'s entry; for each pending snapshot {@code P}
+ *   with {@code P.readSegments <= s} that has nothing preserved for {@code k}, {@code P.preserved.putIfAbsent(k,
+ *   value now or ABSENT)}; then change the entry.</li>
+ *   <li><b>Flusher</b> of {@code P}: for {@code s = 0, 1, ...}, under {@code s}'s update lock (Chronicle's
+ *   {@code forEachSegmentEntry} holds it for the whole segment): at the segment's first entry, set
+ *   {@code P.readSegments = s + 1}; for each entry {@code (k, v)} emit {@code P.preserved.remove(k)} if present
+ *   (nothing for ABSENT), else {@code v}. Then set {@code readSegments} to the maximum and emit every preserved value
+ *   left that is not ABSENT. Entries are gathered by key group and written in key group order.</li>
+ * </ul>
+ *
+ * <p><b>Why the output is exactly the state at the barrier.</b> The segment lock orders every task write to a key of
+ * segment {@code s} entirely before or entirely after the flusher's visit {@code V(s)} of that segment; Chronicle's
+ * locks are atomic read-modify-writes of a lock word, so each critical section happens-before the next one on the
+ * same segment, and {@code readSegments} is volatile.
+ * <ol>
+ *   <li>A write before {@code V(s)} sees {@code readSegments <= s}: the counter passes {@code s} only during a visit
+ *   of {@code s} or a later segment, which comes after {@code V(s)}. So the first write of {@code k} after the
+ *   barrier, if it comes before {@code V(s)}, preserves the value {@code k} had just before it, which is its value
+ *   at the barrier; later writes find it preserved, and {@code putIfAbsent} would keep the first anyway.</li>
+ *   <li>At {@code V(s)}, a present key with a preserved value gets that value (the barrier value, by 1). A present
+ *   key without one was not written since the barrier (by 1), so its live value is its barrier value. An absent key
+ *   without one was absent at the barrier too: nothing is emitted, rightly. An absent key with a preserved value
+ *   (deleted since the barrier) keeps it in the map and is emitted by the final pass, unless it is ABSENT.</li>
+ *   <li>Writes after {@code V(s)} cannot add a wrong value. If {@code s} had entries, {@code V(s)} raised the
+ *   counter past {@code s} while holding the lock, so they preserve nothing. If {@code s} was empty, every key of
+ *   {@code s} was absent at {@code V(s)}: a key written since the barrier already has its barrier value preserved
+ *   ({@code putIfAbsent} keeps it); any other key was absent at the barrier as well, so it can only get ABSENT, which
+ *   is never emitted. Each key is therefore emitted once: visited keys lose their preserved value at the visit and
+ *   are never preserved again; the final pass emits only keys absent at their visit.</li>
+ * </ol>
+ * This differs from claiming each emitted key in the side map: nothing is stored per key read, so the heap holds
+ * only the values preserved during the flush. Several snapshots may be pending at once: each has its own part per
+ * state, and a write preserves the old value (one copy, shared) for each that needs it.
+ *
+ * <p><b>Costs.</b> With no snapshot pending, a write pays one volatile read of an empty array. While one is pending,
+ * the first write of a key in a segment not yet read copies the key and the old value; other writes pay one volatile
+ * read per pending snapshot and one hash lookup. A task write to a segment being read waits for that segment's copy
+ * (Chronicle sizes segments at a few thousand entries). The flusher holds a copy of the whole snapshot on the heap
+ * ({@link KeyGroupBuckets}) before writing it.
+ *
+ * <p><b>Sizing and limits.</b> See {@link ChronicleStateConfig}. A write that would take a map beyond its growth
+ * factor, and an entry larger than {@link ChronicleStateConfig#maxEntrySize()}, are refused with an exception naming
+ * the state; nothing changes, and snapshots taken before remain correct.
+ *
+ * <p>Chronicle Map must never phone home: this class sets {@code chronicle.analytics.disable=true} when it is
+ * initialised, before it creates any map (the Ringflow JVM flags set it too).
+ *
+ * <p>Thread contract: confined to the task thread, like every {@link KeyedStateStore}, except the snapshots it
+ * returns (written by a flusher) and {@link #close}, which must come after every snapshot is written or released.
+ */
+public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoCloseable
+{
+    static
+    {
+        System.setProperty("chronicle.analytics.disable", "true");
+    }
+
+    /** Bytes Chronicle Map adds to an entry beyond the key and value: their sizes, stop-bit encoded, and slack. */
+    private static final int ENTRY_OVERHEAD = 16;
+
+    private final ChronicleStateConfig config;
+    private final CodecRegistry codecs;
+    private final int maxParallelism;
+    private final KeyGroupRange keyGroups;
+    /** This store's own subdirectory of map files, or null for in-memory maps. */
+    private final Path files;
+    /** Every map, declared or only restored, in creation order. */
+    private final Map<String, StateMap> maps = new LinkedHashMap<>();
+    private final Map<String, ChronicleValueState<?>> declared = new LinkedHashMap<>();
+    private final EncodedBytes currentKeyBytes;
+    private Object currentKey;
+    private boolean currentKeyEncoded;
+    private Class<?> keyClass;
+    private Codec<Object> keyCodec;
+    private boolean closed;
+
+    /**
+     * A store for every key group of the default maximum parallelism, with the built-in codecs.
+     *
+     * @param config the sizing and location of the maps.
+     */
+    public ChronicleKeyedStateStore(final ChronicleStateConfig config)
+    {
+        this(config, CodecRegistry.withBuiltIns(), KeyGroups.DEFAULT_MAX_PARALLELISM,
+            new KeyGroupRange(0, KeyGroups.DEFAULT_MAX_PARALLELISM - 1));
+    }
+
+    /**
+     * @param config         the sizing and location of the maps.
+     * @param codecs         codecs for keys and values.
+     * @param maxParallelism the job's number of key groups, in [1, 2^15].
+     * @param keyGroups      the key groups this store's subtask owns.
+     * @throws IllegalArgumentException when {@code maxEntrySize} cannot fit in a map of the configured size, or the
+     *                                  directory cannot be used; the message names the option or the directory.
+     */
+    public ChronicleKeyedStateStore(
+        final ChronicleStateConfig config, final CodecRegistry codecs, final int maxParallelism,
+        final KeyGroupRange keyGroups)
+    {
+        if (maxParallelism < 1 || maxParallelism > KeyGroups.UPPER_BOUND_MAX_PARALLELISM)
+        {
+            throw new IllegalArgumentException("maxParallelism must be in [1, " +
+                KeyGroups.UPPER_BOUND_MAX_PARALLELISM + "], not " + maxParallelism);
+        }
+        if (keyGroups.size() > 0 && (keyGroups.start() < 0 || keyGroups.end() >= maxParallelism))
+        {
+            throw new IllegalArgumentException("key groups " + keyGroups.start() + ".." + keyGroups.end() +
+                " are not all below maxParallelism " + maxParallelism);
+        }
+        this.config = config;
+        this.codecs = codecs;
+        this.maxParallelism = maxParallelism;
+        this.keyGroups = keyGroups;
+        this.currentKeyBytes = new EncodedBytes(Math.min(64, config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET));
+        checkEntryCapacity(config);
+        this.files = createFilesDirectory(config.directory());
+    }
+
+    @Override
+    public void setCurrentKey(final Object key)
+    {
+        currentKey = key;
+        currentKeyEncoded = false;
+    }
+
+    @Override
+    public Object currentKey()
+    {
+        return currentKey;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> ValueState<T> getValueState(final ValueStateDescriptor<T> descriptor)
+    {
+        checkOpen();
+        final ChronicleValueState<?> existing = declared.get(descriptor.name());
+        if (existing != null)
+        {
+            if (existing.descriptor().type() != descriptor.type())
+            {
+                throw new IllegalStateException("state '" + descriptor.name() + "' is already declared with type " +
+                    existing.descriptor().type().getName() + "; cannot declare it again with type " +
+                    descriptor.type().getName());
+            }
+            return (ValueState<T>)existing;
+        }
+        final Codec<T> codec = codecs.codecFor(descriptor.type());
+        StateMap map = maps.get(descriptor.name());
+        if (map == null)
+        {
+            map = createMap(descriptor.name());
+        }
+        else if (map.restoredMeta() != null)
+        {
+            checkRestored(map, descriptor, codec);
+        }
+        final ChronicleValueState<T> state = new ChronicleValueState<>(this, map, descriptor, codec,
+            config.maxEntrySize());
+        declared.put(descriptor.name(), state);
+        return state;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>O(number of states): registers a copy-on-write part per state; nothing is copied here.
+     */
+    @Override
+    public KeyedStateSnapshot snapshot(final long checkpointId)
+    {
+        checkOpen();
+        final PendingStateSnapshot[] parts = new PendingStateSnapshot[maps.size()];
+        int i = 0;
+        for (final StateMap map : maps.values())
+        {
+            final ChronicleValueState<?> state = declared.get(map.name());
+            parts[i++] = new PendingStateSnapshot(map, state != null ? metaOf(state) : map.restoredMeta());
+        }
+        for (final PendingStateSnapshot part : parts)
+        {
+            part.state().addPending(part);
+        }
+        return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts);
+    }
+
+    @Override
+    public void restore(final List<KeyedSnapshotReader> snapshots)
+    {
+        checkOpen();
+        if (!declared.isEmpty())
+        {
+            throw new IllegalStateException("restore must happen before any state is declared");
+        }
+        final EncodedBytes key = new EncodedBytes(64);
+        final EncodedBytes value = new EncodedBytes(256);
+        for (final KeyedSnapshotReader snapshot : snapshots)
+        {
+            if (snapshot.maxParallelism() != maxParallelism)
+            {
+                throw new IllegalStateException("the keyed snapshot was written with " + snapshot.maxParallelism() +
+                    " key groups (max parallelism) and cannot be restored into a job with " + maxParallelism);
+            }
+            final List<StateMeta> metas = snapshot.states();
+            final StateMap[] targets = new StateMap[metas.size()];
+            snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
+                valueOffset, valueLength) ->
+            {
+                StateMap target = targets[stateIndex];
+                if (target == null)
+                {
+                    target = restoredMap(metas.get(stateIndex));
+                    targets[stateIndex] = target;
+                }
+                if ((long)keyLength + valueLength > config.maxEntrySize())
+                {
+                    throw new IllegalStateException("state '" + target.name() + "' has a restored entry of " +
+                        keyLength + " + " + valueLength + " bytes (key + value), more than maxEntrySize " +
+                        config.maxEntrySize() + " of the Chronicle state backend: raise maxEntrySize");
+                }
+                key.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
+                StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
+                bytes.getBytes(keyOffset, key.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
+                key.length(StoredKeyLayout.KEY_OFFSET + keyLength);
+                value.ensureCapacity(valueLength);
+                bytes.getBytes(valueOffset, value.array(), 0, valueLength);
+                value.length(valueLength);
+                target.put(key, value);
+            });
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Like the heap store, counts the entries of restored states not declared yet.
+     */
+    @Override
+    public long entryCount()
+    {
+        long count = 0;
+        for (final StateMap map : maps.values())
+        {
+            count += map.size();
+        }
+        return count;
+    }
+
+    /**
+     * Closes every map (pending snapshots can then no longer be written) and deletes the map files this store
+     * created. Idempotent. Task thread, after every snapshot has been written or released.
+     *
+     * @throws UncheckedIOException when a file cannot be deleted; every map is closed nonetheless.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        RuntimeException failure = null;
+        for (final StateMap map : maps.values())
+        {
+            try
+            {
+                map.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                failure = addTo(failure, ex);
+            }
+        }
+        if (files != null)
+        {
+            try (Stream<Path> paths = Files.walk(files))
+            {
+                for (final Path path : (Iterable<Path>)paths.sorted(Comparator.reverseOrder())::iterator)
+                {
+                    Files.deleteIfExists(path);
+                }
+            }
+            catch (final IOException ex)
+            {
+                failure = addTo(failure, new UncheckedIOException("cannot delete the state files in " + files, ex));
+            }
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    /** @return this store's directory of map files, or null when its maps are in memory. */
+    public Path filesDirectory()
+    {
+        return files;
+    }
+
+    /**
+     * The current key in {@link StoredKeyLayout}, encoded once per {@link #setCurrentKey}. Task thread.
+     *
+     * @param stateName the state asking, for messages.
+     * @return the encoded current key; valid until the next {@link #setCurrentKey}.
+     * @throws IllegalStateException    when there is no current key, or its type differs from the store's keys.
+     * @throws IllegalArgumentException when the key encodes to more than the maximum entry size.
+     */
+    EncodedBytes encodedCurrentKey(final String stateName)
+    {
+        if (!currentKeyEncoded)
+        {
+            encodeCurrentKey(stateName);
+        }
+        return currentKeyBytes;
+    }
+
+    private void encodeCurrentKey(final String stateName)
+    {
+        final Object key = currentKey;
+        if (key == null)
+        {
+            throw new IllegalStateException("state '" + stateName +
+                "' used outside the processing of a keyed record: there is no current key");
+        }
+        if (key.getClass() != keyClass)
+        {
+            adoptKeyClass(key.getClass(), stateName);
+        }
+        final int limit = config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET;
+        final int length = currentKeyBytes.encode(keyCodec, key, StoredKeyLayout.KEY_OFFSET, limit);
+        if (length < 0 || length > config.maxEntrySize())
+        {
+            throw new IllegalArgumentException("state '" + stateName + "': the current key (" +
+                key.getClass().getName() + ") encodes to more than maxEntrySize " + config.maxEntrySize() +
+                " bytes of the Chronicle state backend");
+        }
+        StoredKeyLayout.putKeyGroup(currentKeyBytes.buffer(), KeyGroups.keyGroupOf(key, maxParallelism));
+        currentKeyBytes.length(StoredKeyLayout.KEY_OFFSET + length);
+        currentKeyEncoded = true;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void adoptKeyClass(final Class<?> type, final String stateName)
+    {
+        if (keyClass == null)
+        {
+            keyCodec = (Codec<Object>)codecs.codecFor(type);
+            keyClass = type;
+            return;
+        }
+        if (keyClass != type)
+        {
+            throw new IllegalStateException("state '" + stateName + "' is used with a key of type " +
+                type.getName() + ", but this store's keys are of type " + keyClass.getName() +
+                ": a keyed operator's keys must all have one type");
+        }
+    }
+
+    private StateMeta metaOf(final ChronicleValueState<?> state)
+    {
+        return new StateMeta(state.descriptor().name(), StateKind.VALUE, keyClass == null ? "" : keyClass.getName(),
+            keyCodec == null ? 0 : keyCodec.version(), state.descriptor().type().getName(), state.codec().version());
+    }
+
+    private StateMap restoredMap(final StateMeta meta)
+    {
+        StateMap map = maps.get(meta.name());
+        if (map == null)
+        {
+            map = createMap(meta.name());
+        }
+        final StateMeta known = map.restoredMeta();
+        if (known == null)
+        {
+            map.restoredMeta(meta);
+        }
+        else if (!known.equals(meta))
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' is described differently by two " +
+                "snapshots being restored: " + known + " and " + meta);
+        }
+        return map;
+    }
+
+    /** The heap store's checks, in the same order with the same messages, then every entry decoded once. */
+    @SuppressWarnings("unchecked")
+    private <T> void checkRestored(final StateMap map, final ValueStateDescriptor<T> descriptor, final Codec<T> codec)
+    {
+        final StateMeta meta = map.restoredMeta();
+        if (meta.kind() != StateKind.VALUE)
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' was saved as " + meta.kind() +
+                " state and is now declared as VALUE state");
+        }
+        if (!meta.valueType().equals(descriptor.type().getName()))
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' was saved with values of type " +
+                meta.valueType() + " and is now declared with type " + descriptor.type().getName());
+        }
+        if (codec.version() != meta.valueCodecVersion())
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' was saved by codec version " +
+                meta.valueCodecVersion() + " of " + meta.valueType() + ", and the codec now registered is version " +
+                codec.version() + ": register a codec that reads version " + meta.valueCodecVersion());
+        }
+        if (map.size() == 0)
+        {
+            return;
+        }
+        final Class<?> restoredKeyClass;
+        try
+        {
+            // loaded, never initialised: the name only selects a registered codec
+            final ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            restoredKeyClass = Class.forName(meta.keyType(), false,
+                loader != null ? loader : ChronicleKeyedStateStore.class.getClassLoader());
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' has keys of type " + meta.keyType() +
+                ", which is not on the class path", ex);
+        }
+        final Codec<Object> restoredKeyCodec = (Codec<Object>)codecs.codecFor(restoredKeyClass);
+        if (restoredKeyCodec.version() != meta.keyCodecVersion())
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' was saved by codec version " +
+                meta.keyCodecVersion() + " of its key type " + meta.keyType() + ", the codec now registered is " +
+                "version " + restoredKeyCodec.version());
+        }
+        adoptKeyClass(restoredKeyClass, meta.name());
+        final EncodedBytes key = new EncodedBytes(64);
+        final EncodedBytes value = new EncodedBytes(256);
+        map.map().forEachEntry(entry ->
+        {
+            entry.key().getUsing(key);
+            entry.value().getUsing(value);
+            try
+            {
+                restoredKeyCodec.decode(key.buffer(), StoredKeyLayout.KEY_OFFSET,
+                    key.length() - StoredKeyLayout.KEY_OFFSET);
+                codec.decode(value.buffer(), 0, value.length());
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new IllegalStateException("state '" + meta.name() + "' has a restored entry that the " +
+                    "codecs now registered cannot decode (keys " + meta.keyType() + ", values " + meta.valueType() +
+                    "): " + ex, ex);
+            }
+        });
+    }
+
+    private StateMap createMap(final String name)
+    {
+        final ChronicleMapBuilder<EncodedBytes, EncodedBytes> builder = builder(config, name);
+        final ChronicleMap<EncodedBytes, EncodedBytes> map;
+        if (files == null)
+        {
+            map = builder.create();
+        }
+        else
+        {
+            final Path file = files.resolve("state-" + maps.size() + ".cm");
+            try
+            {
+                map = builder.createPersistedTo(file.toFile());
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException("cannot create the map file " + file + " of state '" + name + "'", ex);
+            }
+        }
+        final StateMap state = new StateMap(name, map, config);
+        maps.put(name, state);
+        return state;
+    }
+
+    private static ChronicleMapBuilder<EncodedBytes, EncodedBytes> builder(
+        final ChronicleStateConfig config, final String name)
+    {
+        return ChronicleMapBuilder.of(EncodedBytes.class, EncodedBytes.class)
+            .name("ringflow-state:" + name)
+            .keyReaderAndDataAccess(EncodedBytesReader.INSTANCE, new EncodedBytesAccess())
+            .valueReaderAndDataAccess(EncodedBytesReader.INSTANCE, new EncodedBytesAccess())
+            .entries(config.expectedEntriesPerState())
+            .averageKeySize(config.averageKeySize() + StoredKeyLayout.KEY_OFFSET)
+            .averageValueSize(config.averageValueSize())
+            .maxBloatFactor(config.maxGrowthFactor())
+            // the files are scratch space, never reopened after a crash: no per-entry checksums
+            .checksumEntries(false);
+    }
+
+    /**
+     * Chronicle Map refuses an entry larger than one segment tier; a map of the configured size is built once, in
+     * memory, to learn that bound, so a {@code maxEntrySize} it cannot honour fails here rather than on a write.
+     */
+    private static void checkEntryCapacity(final ChronicleStateConfig config)
+    {
+        final long capacity;
+        try (ChronicleMap<EncodedBytes, EncodedBytes> probe = builder(config, "sizing probe").create())
+        {
+            final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)probe;
+            capacity = hash.chunkSize * hash.maxChunksPerEntry;
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            throw new IllegalArgumentException("Chronicle Map cannot be sized by " + config + ": " + ex.getMessage(),
+                ex);
+        }
+        final long needed = (long)config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET + ENTRY_OVERHEAD;
+        if (capacity < needed)
+        {
+            throw new IllegalArgumentException("maxEntrySize " + config.maxEntrySize() + " is too large for maps " +
+                "sized for expectedEntriesPerState " + config.expectedEntriesPerState() + " (averageKeySize " +
+                config.averageKeySize() + ", averageValueSize " + config.averageValueSize() + "): Chronicle Map " +
+                "then takes entries of at most " + (capacity - StoredKeyLayout.KEY_OFFSET - ENTRY_OVERHEAD) +
+                " bytes; lower maxEntrySize or raise expectedEntriesPerState");
+        }
+    }
+
+    private static Path createFilesDirectory(final Path directory)
+    {
+        if (directory == null)
+        {
+            return null;
+        }
+        try
+        {
+            Files.createDirectories(directory);
+        }
+        catch (final IOException | SecurityException ex)
+        {
+            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
+                "directory) cannot be created: " + ex, ex);
+        }
+        if (!Files.isDirectory(directory))
+        {
+            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
+                "directory) is not a directory");
+        }
+        if (!Files.isWritable(directory))
+        {
+            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
+                "directory) is not writable");
+        }
+        try
+        {
+            return Files.createTempDirectory(directory, "ringflow-state-");
+        }
+        catch (final IOException | SecurityException ex)
+        {
+            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
+                "directory) is not writable: " + ex, ex);
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("this Chronicle keyed state store is closed");
+        }
+    }
+
+    private static RuntimeException addTo(final RuntimeException first, final RuntimeException next)
+    {
+        if (first == null)
+        {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ChronicleKeyedStateStore{states=" + maps.keySet() + ", keyGroups=" + keyGroups.start() + ".." +
+            keyGroups.end() + ", files=" + files + '}';
+    }
+}

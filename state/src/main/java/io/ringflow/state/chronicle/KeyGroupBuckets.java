@@ -1,0 +1,118 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.snapshot.KeyedSnapshotWriter;
+import org.agrona.ExpandableArrayBuffer;
+
+import java.io.IOException;
+
+/**
+ * A snapshot's entries, gathered on the flusher in whatever order Chronicle Map yields them and handed to the
+ * {@link KeyedSnapshotWriter} grouped by key group, ascending, as it requires: one growable buffer per key group,
+ * so there is nothing to sort.
+ *
+ * <pre>
+ *   one entry in a key group's buffer (native byte order):
+ *   +-------------+------------+-------------+--------------+-------------+
+ *   | state index | key length | key bytes   | value length | value bytes |
+ *   | int         | int        | (codec's)   | int          | (codec's)   |
+ *   +-------------+------------+-------------+--------------+-------------+
+ * </pre>
+ *
+ * <p>Holds a copy of every entry of the snapshot on the heap until it is written: about the encoded size plus 12
+ * bytes per entry. Thread contract: one flusher.
+ */
+final class KeyGroupBuckets
+{
+    private static final int MAX_BUCKET = Integer.MAX_VALUE - 64;
+
+    private final KeyGroupRange range;
+    private final ExpandableArrayBuffer[] buckets;
+    private final int[] counts;
+    private final int[] limits;
+
+    /** @param range the key groups of the store being snapshotted. */
+    KeyGroupBuckets(final KeyGroupRange range)
+    {
+        this.range = range;
+        this.buckets = new ExpandableArrayBuffer[range.size()];
+        this.counts = new int[range.size()];
+        this.limits = new int[range.size()];
+    }
+
+    /**
+     * @param keyGroup        the entry's key group.
+     * @param stateIndex      its state's index in the snapshot.
+     * @param storedKey       the key in {@link StoredKeyLayout}.
+     * @param storedKeyLength its length, prefix included.
+     * @param value           the encoded value.
+     * @param valueLength     its length.
+     * @throws IllegalStateException when the key group is not this store's, or one key group exceeds 2 GiB.
+     */
+    void add(
+        final int keyGroup, final int stateIndex, final byte[] storedKey, final int storedKeyLength,
+        final byte[] value, final int valueLength)
+    {
+        if (!range.contains(keyGroup))
+        {
+            throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store that owns key " +
+                "groups " + range.start() + ".." + range.end() + ": keys must reach the subtask that owns their key " +
+                "group");
+        }
+        final int slot = keyGroup - range.start();
+        ExpandableArrayBuffer bucket = buckets[slot];
+        if (bucket == null)
+        {
+            bucket = new ExpandableArrayBuffer(256);
+            buckets[slot] = bucket;
+        }
+        final int keyLength = storedKeyLength - StoredKeyLayout.KEY_OFFSET;
+        final int start = limits[slot];
+        if ((long)start + 12 + keyLength + valueLength > MAX_BUCKET)
+        {
+            throw new IllegalStateException("key group " + keyGroup + " holds more than 2 GiB of state, which a " +
+                "snapshot cannot hold yet");
+        }
+        int position = start;
+        bucket.putInt(position, stateIndex);
+        bucket.putInt(position + 4, keyLength);
+        bucket.putBytes(position + 8, storedKey, StoredKeyLayout.KEY_OFFSET, keyLength);
+        position += 8 + keyLength;
+        bucket.putInt(position, valueLength);
+        bucket.putBytes(position + 4, value, 0, valueLength);
+        limits[slot] = position + 4 + valueLength;
+        counts[slot]++;
+    }
+
+    /**
+     * Writes every entry, key group by key group, and frees each bucket once written.
+     *
+     * @param writer the snapshot's writer, header written.
+     * @throws IOException when writing fails.
+     */
+    void writeTo(final KeyedSnapshotWriter writer) throws IOException
+    {
+        for (int slot = 0; slot < buckets.length; slot++)
+        {
+            final int count = counts[slot];
+            if (count == 0)
+            {
+                continue;
+            }
+            final ExpandableArrayBuffer bucket = buckets[slot];
+            writer.startKeyGroup(range.start() + slot, count);
+            int position = 0;
+            for (int e = 0; e < count; e++)
+            {
+                final int stateIndex = bucket.getInt(position);
+                final int keyLength = bucket.getInt(position + 4);
+                final int keyOffset = position + 8;
+                final int valueLength = bucket.getInt(keyOffset + keyLength);
+                final int valueOffset = keyOffset + keyLength + 4;
+                writer.entry(stateIndex, bucket, keyOffset, keyLength, null, 0, 0, bucket, valueOffset, valueLength);
+                position = valueOffset + valueLength;
+            }
+            buckets[slot] = null;
+        }
+    }
+}

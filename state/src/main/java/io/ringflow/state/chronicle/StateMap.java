@@ -1,0 +1,291 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.snapshot.StateMeta;
+import net.openhft.chronicle.core.io.ClosedIllegalStateException;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.VanillaGlobalMutableState;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+
+import java.lang.reflect.Field;
+import java.util.Arrays;
+
+/**
+ * One state's Chronicle Map, keys in {@link StoredKeyLayout}, values as their codec encodes them, and the write path
+ * that keeps pending snapshots copy-on-write.
+ *
+ * <p>Every write (insert, replace, remove) runs inside a Chronicle query context holding the key's segment update
+ * lock, in this order: read the entry, {@link #preserve} its old value for every pending snapshot that may not have
+ * read this segment yet, then change the map. The flusher reads a segment under the same lock, so a write and the
+ * flusher's visit of its segment never interleave; see {@link ChronicleKeyedStateStore} for the whole argument.
+ *
+ * <p>Thread contract: {@link #get}, {@link #put} and {@link #remove} on the task thread only (restore included);
+ * {@link #addPending} and {@link #removePending} from any thread; the map itself is read by flushers.
+ */
+final class StateMap
+{
+    private static final PendingStateSnapshot[] NONE = new PendingStateSnapshot[0];
+
+    private final String name;
+    private final ChronicleMap<EncodedBytes, EncodedBytes> map;
+    private final ChronicleStateConfig config;
+    /** Chronicle Map's count of extra segment tiers in use, in the map's own memory. */
+    private final VanillaGlobalMutableState tiers;
+    /** How many extra segment tiers the map may allocate. */
+    private final long maxExtraTiers;
+    /** The description of the restored entries, checked when the state is declared; null when none were. */
+    private StateMeta restoredMeta;
+    /** The pending snapshots that include this state; replaced, never changed, under {@code this}. */
+    private volatile PendingStateSnapshot[] pending = NONE;
+    /** Task thread: the old value on its way into preserved copies. */
+    private final EncodedBytes previous = new EncodedBytes(64);
+    /** Task thread: looks keys up in preserved copies. */
+    private final PreservedKey probe = new PreservedKey();
+
+    /**
+     * @param name   the state's name.
+     * @param map    its Chronicle Map, owned (closed) by this object.
+     * @param config the sizing, for error messages.
+     */
+    StateMap(final String name, final ChronicleMap<EncodedBytes, EncodedBytes> map, final ChronicleStateConfig config)
+    {
+        this.name = name;
+        this.map = map;
+        this.config = config;
+        final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)map;
+        this.tiers = hash.globalMutableState();
+        this.maxExtraTiers = maxExtraTiers(hash);
+    }
+
+    /** @return the state's name. */
+    String name()
+    {
+        return name;
+    }
+
+    /** @return the map, for flushers and restore checks. */
+    ChronicleMap<EncodedBytes, EncodedBytes> map()
+    {
+        return map;
+    }
+
+    /** @return the description of restored entries, or null when nothing was restored. Task thread. */
+    StateMeta restoredMeta()
+    {
+        return restoredMeta;
+    }
+
+    /** @param meta the description of restored entries. Task thread, during restore. */
+    void restoredMeta(final StateMeta meta)
+    {
+        restoredMeta = meta;
+    }
+
+    /**
+     * @param key  the stored key.
+     * @param into where to copy the value.
+     * @return {@code into} holding the value, or null when the key has none.
+     */
+    EncodedBytes get(final EncodedBytes key, final EncodedBytes into)
+    {
+        return map.getUsing(key, into);
+    }
+
+    /**
+     * Sets the value of {@code key}, preserving the old one for pending snapshots first.
+     *
+     * <p>When a map has no room left, Chronicle Map 3.25 refuses an insert cleanly, but loses entries when it fails
+     * to move a grown value (it releases the old space, then fails to allocate the new one). So a value that grows is
+     * refused here, before anything changes, once every extra segment tier is in use; while one is free, the move
+     * cannot fail (a write allocates at most one tier, and an entry always fits in one: the store checks that at
+     * construction). Inserts are left to Chronicle Map, whose refusal is translated.
+     *
+     * @param key   the stored key.
+     * @param value the encoded value, already checked against the maximum entry size.
+     * @throws IllegalStateException when the map may have to grow and cannot; nothing was changed.
+     */
+    void put(final EncodedBytes key, final EncodedBytes value)
+    {
+        final boolean written;
+        try
+        {
+            written = tryPut(key, value);
+        }
+        catch (final ClosedIllegalStateException closed)
+        {
+            throw closed;
+        }
+        catch (final IllegalStateException | IllegalArgumentException refused)
+        {
+            // thrown by Chronicle Map inside the context, reported once the context is closed
+            throw refused(key.length() - StoredKeyLayout.KEY_OFFSET, value.length(), refused);
+        }
+        if (!written)
+        {
+            throw full("no segment tier is left for its value to grow into", null);
+        }
+    }
+
+    /** @return false when the value would grow and no extra tier is left; then nothing was changed. */
+    private boolean tryPut(final EncodedBytes key, final EncodedBytes value)
+    {
+        try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
+        {
+            context.updateLock().lock();
+            final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
+            if (entry != null && value.length() > entry.value().size() &&
+                tiers.getExtraTiersInUse() >= maxExtraTiers)
+            {
+                return false;
+            }
+            preserve(context.segmentIndex(), key, entry);
+            final Data<EncodedBytes> data = context.wrapValueAsData(value);
+            if (entry != null)
+            {
+                context.replaceValue(entry, data);
+            }
+            else
+            {
+                context.insert(context.absentEntry(), data);
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Removes the value of {@code key}, if it has one, preserving it for pending snapshots first.
+     *
+     * @param key the stored key.
+     */
+    void remove(final EncodedBytes key)
+    {
+        try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
+        {
+            context.updateLock().lock();
+            final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
+            if (entry != null)
+            {
+                preserve(context.segmentIndex(), key, entry);
+                context.remove(entry);
+            }
+        }
+    }
+
+    /** @return the number of entries. */
+    long size()
+    {
+        return map.longSize();
+    }
+
+    /** @param snapshot a snapshot that includes this state, taken on the task thread. */
+    synchronized void addPending(final PendingStateSnapshot snapshot)
+    {
+        final PendingStateSnapshot[] grown = Arrays.copyOf(pending, pending.length + 1);
+        grown[pending.length] = snapshot;
+        pending = grown;
+    }
+
+    /** @param snapshot a snapshot that no longer needs old values preserved: flushed or released. Any thread. */
+    synchronized void removePending(final PendingStateSnapshot snapshot)
+    {
+        final PendingStateSnapshot[] current = pending;
+        for (int i = 0; i < current.length; i++)
+        {
+            if (current[i] == snapshot)
+            {
+                final PendingStateSnapshot[] shrunk = new PendingStateSnapshot[current.length - 1];
+                System.arraycopy(current, 0, shrunk, 0, i);
+                System.arraycopy(current, i + 1, shrunk, i, current.length - i - 1);
+                pending = current.length == 1 ? NONE : shrunk;
+                return;
+            }
+        }
+    }
+
+    /** Closes the map; pending snapshots of it can no longer be written. */
+    void close()
+    {
+        for (final PendingStateSnapshot snapshot : pending)
+        {
+            snapshot.release();
+        }
+        pending = NONE;
+        map.close();
+    }
+
+    /**
+     * Called with the key's segment update lock held, before the entry changes: gives every pending snapshot that
+     * may not have read this segment yet, and has not preserved this key yet, the value the key has now (or
+     * {@link PendingStateSnapshot#ABSENT}). The copies are made once, and only when some snapshot needs them.
+     */
+    private void preserve(final int segment, final EncodedBytes key, final MapEntry<EncodedBytes, EncodedBytes> entry)
+    {
+        final PendingStateSnapshot[] snapshots = pending;
+        if (snapshots.length == 0)
+        {
+            return;
+        }
+        final PreservedKey lookup = probe.wrap(key);
+        PreservedKey keyCopy = null;
+        byte[] oldValue = null;
+        for (final PendingStateSnapshot snapshot : snapshots)
+        {
+            if (snapshot.mayNotHaveRead(segment) && !snapshot.hasPreserved(lookup))
+            {
+                if (keyCopy == null)
+                {
+                    keyCopy = PreservedKey.copyOf(key);
+                    oldValue = entry == null ? PendingStateSnapshot.ABSENT :
+                        entry.value().getUsing(previous).toByteArray();
+                }
+                snapshot.preserve(keyCopy, oldValue);
+            }
+        }
+    }
+
+    private IllegalStateException full(final String why, final RuntimeException cause)
+    {
+        return new IllegalStateException("state '" + name + "' is full: its Chronicle Map holds " + map.longSize() +
+            " entries and " + why + " (expectedEntriesPerState " + config.expectedEntriesPerState() +
+            ", maxGrowthFactor " + config.maxGrowthFactor() + ", averageKeySize " + config.averageKeySize() +
+            ", averageValueSize " + config.averageValueSize() + "); the write was refused and nothing was changed. " +
+            "Raise expectedEntriesPerState or maxGrowthFactor", cause);
+    }
+
+    /**
+     * Chronicle Map refused an insert: no room is left (refused before anything changes), or, not expected since the
+     * store checks entry sizes first, the entry is too large.
+     */
+    private RuntimeException refused(final int keyLength, final int valueLength, final RuntimeException cause)
+    {
+        if (cause instanceof IllegalStateException && String.valueOf(cause.getMessage()).contains("segment tier"))
+        {
+            return full("cannot take another", cause);
+        }
+        final String message = "state '" + name + "': Chronicle Map refused an entry of " + keyLength + " + " +
+            valueLength + " bytes (key + value; maxEntrySize " + config.maxEntrySize() + ", expectedEntriesPerState " +
+            config.expectedEntriesPerState() + ", maxGrowthFactor " + config.maxGrowthFactor() + "): " +
+            cause.getMessage();
+        return cause instanceof IllegalArgumentException ? new IllegalArgumentException(message, cause) :
+            new IllegalStateException(message, cause);
+    }
+
+    /** The map's limit of extra tiers, which Chronicle Map 3.25 keeps in a package-private field. */
+    private static long maxExtraTiers(final VanillaChronicleHash<?, ?, ?, ?> hash)
+    {
+        try
+        {
+            final Field field = VanillaChronicleHash.class.getDeclaredField("maxExtraTiers");
+            field.setAccessible(true);
+            return field.getLong(hash);
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            throw new IllegalStateException("cannot read Chronicle Map's maxExtraTiers, which the state backend " +
+                "needs to refuse writes before a full map loses entries: is the Chronicle Map version the one " +
+                "pinned (3.25)?", ex);
+        }
+    }
+}

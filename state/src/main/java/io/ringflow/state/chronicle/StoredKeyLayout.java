@@ -1,0 +1,61 @@
+package io.ringflow.state.chronicle;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteOrder;
+
+/**
+ * The layout of a key as stored in a state's Chronicle Map: the key's key group, then the key as its codec encodes
+ * it.
+ *
+ * <pre>
+ *   0                    2
+ *   +--------------------+-----------------------------------+
+ *   | key group          | key, as its codec encodes it       |
+ *   | (u16, little-end.) | (exactly the bytes of a snapshot)  |
+ *   +--------------------+-----------------------------------+
+ * </pre>
+ *
+ * The key group is computed once per current key on the task thread (one hash), and lets the snapshot flusher group
+ * entries by key group without decoding a single key. Values are stored exactly as their codec encodes them.
+ * Maximum parallelism is at most 2^15, so a key group fits in 16 bits.
+ */
+final class StoredKeyLayout
+{
+    /** Where the key group is. */
+    static final int KEY_GROUP_OFFSET = 0;
+    /** Where the encoded key starts; also the length of the prefix. */
+    static final int KEY_OFFSET = 2;
+
+    private StoredKeyLayout()
+    {
+    }
+
+    /**
+     * @param buffer   the stored key's bytes.
+     * @param keyGroup the key group to write, in [0, 2^16).
+     */
+    static void putKeyGroup(final MutableDirectBuffer buffer, final int keyGroup)
+    {
+        buffer.putShort(KEY_GROUP_OFFSET, (short)keyGroup, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * @param buffer a stored key's bytes.
+     * @return its key group.
+     */
+    static int keyGroup(final DirectBuffer buffer)
+    {
+        return buffer.getShort(KEY_GROUP_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+    }
+
+    /**
+     * @param bytes a stored key's bytes.
+     * @return its key group.
+     */
+    static int keyGroup(final byte[] bytes)
+    {
+        return (bytes[KEY_GROUP_OFFSET] & 0xFF) | (bytes[KEY_GROUP_OFFSET + 1] & 0xFF) << 8;
+    }
+}

@@ -1,0 +1,555 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.SnapshotContents;
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapSegmentContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What only the Chronicle store has: its configuration, memory-mapped files, what happens when a map is full or an
+ * entry too large, one key type per store, and the copy-on-write protocol driven step by step against the flusher's
+ * progress through the segments. The keyed state contract itself is {@link ChronicleKeyedStateStoreConformanceTest}.
+ */
+class ChronicleKeyedStateStoreTest
+{
+    private static final int MAX_PARALLELISM = 128;
+    private static final KeyGroupRange ALL = new KeyGroupRange(0, MAX_PARALLELISM - 1);
+
+    private final List<ChronicleKeyedStateStore> stores = new ArrayList<>();
+
+    @AfterEach
+    void closeStores()
+    {
+        stores.forEach(ChronicleKeyedStateStore::close);
+    }
+
+    // ------------------------------------------------------------------------------------------------ configuration
+
+    @Test
+    void everyInvalidOptionIsRefusedByName()
+    {
+        final ChronicleStateConfig defaults = ChronicleStateConfig.defaults();
+
+        assertThatThrownBy(() -> defaults.withExpectedEntriesPerState(0))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expectedEntriesPerState");
+        assertThatThrownBy(() -> defaults.withAverageKeySize(0))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("averageKeySize");
+        assertThatThrownBy(() -> defaults.withAverageValueSize(-1))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("averageValueSize");
+        assertThatThrownBy(() -> defaults.withMaxEntrySize(1))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxEntrySize");
+        assertThatThrownBy(() -> defaults.withMaxEntrySize(20))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxEntrySize")
+            .hasMessageContaining("averageValueSize");
+        assertThatThrownBy(() -> defaults.withMaxGrowthFactor(0.5))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxGrowthFactor");
+        assertThatThrownBy(() -> defaults.withMaxGrowthFactor(Double.NaN))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxGrowthFactor");
+        assertThatThrownBy(() -> new ChronicleKeyedStateStore(defaults, CodecRegistry.withBuiltIns(), 0, ALL))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxParallelism");
+        assertThatThrownBy(() -> new ChronicleKeyedStateStore(defaults, CodecRegistry.withBuiltIns(), 64, ALL))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxParallelism 64");
+    }
+
+    @Test
+    void aMaxEntrySizeTheMapsCannotHoldIsRefusedAtConstruction()
+    {
+        final ChronicleStateConfig config = ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000)
+            .withMaxEntrySize(1 << 20);
+
+        assertThatThrownBy(() -> new ChronicleKeyedStateStore(config))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("maxEntrySize 1048576").hasMessageContaining("expectedEntriesPerState 1000");
+    }
+
+    @Test
+    void chronicleAnalyticsAreDisabled()
+    {
+        open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000));
+
+        assertThat(System.getProperty("chronicle.analytics.disable")).isEqualTo("true");
+    }
+
+    // ------------------------------------------------------------------------------------------------ files
+
+    @Test
+    void aDirectoryThatIsAFileIsRefusedByName(@TempDir final Path temp) throws Exception
+    {
+        final Path file = Files.createFile(temp.resolve("not-a-directory"));
+
+        assertThatThrownBy(() -> open(config().withDirectory(file)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(file.toString());
+        assertThatThrownBy(() -> open(config().withDirectory(file.resolve("below"))))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(file.resolve("below").toString())
+            .hasMessageContaining("cannot be created");
+    }
+
+    @Test
+    void aDirectoryThatIsNotWritableIsRefusedByName(@TempDir final Path temp) throws Exception
+    {
+        final Path readOnly = Files.createDirectory(temp.resolve("read-only"));
+        assumeTrue(readOnly.toFile().setWritable(false, false), "cannot make a directory read-only here");
+        try
+        {
+            assumeTrue(!Files.isWritable(readOnly), "running as a user that can write anywhere (root)");
+
+            assertThatThrownBy(() -> open(config().withDirectory(readOnly)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(readOnly.toString())
+                .hasMessageContaining("not writable");
+        }
+        finally
+        {
+            readOnly.toFile().setWritable(true, false);
+        }
+    }
+
+    @Test
+    void persistedMapsLiveInTheStoresOwnDirectoryWhichCloseDeletes(@TempDir final Path temp) throws Exception
+    {
+        final Path directory = temp.resolve("state");
+        final ChronicleKeyedStateStore store = open(config().withDirectory(directory));
+        final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        for (long key = 0; key < 1_000; key++)
+        {
+            store.setCurrentKey(key);
+            labels.update("label-" + key);
+            counts.update(counts.value() + key);
+        }
+        final Path files = store.filesDirectory();
+
+        assertThat(files.getParent()).isEqualTo(directory);
+        try (Stream<Path> list = Files.list(files))
+        {
+            assertThat(list.map(path -> path.getFileName().toString()))
+                .containsExactlyInAnyOrder("state-0.cm", "state-1.cm");
+        }
+        assertThat(SnapshotContents.decode(SnapshotContents.take(store, 1), CodecRegistry.withBuiltIns())
+            .get("labels")).hasSize(1_000).containsEntry(999L, "label-999");
+
+        store.close();
+        store.close();
+
+        assertThat(files).doesNotExist();
+        assertThat(directory).isDirectory();
+        assertThatThrownBy(() -> store.getValueState(new ValueStateDescriptor<>("labels", String.class)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> store.snapshot(2)).isInstanceOf(IllegalStateException.class);
+    }
+
+    // ------------------------------------------------------------------------------------------------ limits
+
+    @Test
+    void aFullMapRefusesTheWriteNamingTheStateAndLosesNothing()
+    {
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000)
+            .withMaxGrowthFactor(1.0));
+        final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
+        for (long key = 0; key < 500; key++)
+        {
+            store.setCurrentKey(key);
+            labels.update("v" + key);
+        }
+        final KeyedStateSnapshot pending = store.snapshot(1);
+
+        long key = 500;
+        IllegalStateException refused = null;
+        while (refused == null && key < 1_000_000)
+        {
+            store.setCurrentKey(key);
+            try
+            {
+                labels.update("v" + key);
+                key++;
+            }
+            catch (final IllegalStateException ex)
+            {
+                refused = ex;
+            }
+        }
+
+        assertThat(refused).as("Chronicle Map 3.25 refuses an entry beyond its last extra tier").isNotNull()
+            .hasMessageContaining("'labels' is full").hasMessageContaining("expectedEntriesPerState 1000")
+            .hasMessageContaining("maxGrowthFactor").hasMessageContaining("nothing was changed");
+        assertThat(key).as("it takes more entries than configured, in extra tiers").isGreaterThan(1_000);
+        final long full = key;
+        assertThat(labels.value()).as("the refused key").isNull();
+        assertThat(store.entryCount()).isEqualTo(full);
+
+        // larger values need room the map may no longer have: each key ends with its old value or its new one
+        final String longer = "x".repeat(200);
+        int replaced = 0;
+        for (long k = 0; k < full; k++)
+        {
+            store.setCurrentKey(k);
+            try
+            {
+                labels.update(longer);
+                replaced++;
+                assertThat(labels.value()).isEqualTo(longer);
+            }
+            catch (final IllegalStateException ex)
+            {
+                assertThat(ex).hasMessageContaining("'labels' is full");
+                assertThat(labels.value()).as("key %d after a refused replacement", k).isEqualTo("v" + k);
+            }
+        }
+        assertThat(replaced).as("replacements accepted in a full map").isLessThan((int)full);
+        assertThat(store.entryCount()).isEqualTo(full);
+
+        // the snapshot pending all along still holds its barrier
+        final Map<String, Map<Object, Object>> contents =
+            SnapshotContents.decode(SnapshotContents.write(pending), CodecRegistry.withBuiltIns());
+        assertThat(contents.get("labels")).hasSize(500).containsEntry(499L, "v499").doesNotContainKey(500L);
+
+        // once room is made, writes succeed again
+        for (long k = 0; k < full; k++)
+        {
+            store.setCurrentKey(k);
+            labels.clear();
+        }
+        store.setCurrentKey(full);
+        labels.update("again");
+        assertThat(labels.value()).isEqualTo("again");
+    }
+
+    /**
+     * Chronicle Map 3.25 loses entries when it fails to move a grown value in a full map; the store refuses such
+     * writes first. Seeded random inserts, growing and shrinking replacements and deletes on a map far too small:
+     * after every operation, refused or not, the store must agree with a model.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5, 77, 20_261_130})
+    void aFullMapNeverLosesAnEntryWhateverItRefuses(final long seed)
+    {
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000)
+            .withMaxGrowthFactor(2.0));
+        final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
+        final Map<Long, String> model = new HashMap<>();
+        final Random random = new Random(seed);
+        int refused = 0;
+        for (int op = 0; op < 30_000; op++)
+        {
+            final long key = random.nextInt(6_000);
+            store.setCurrentKey(key);
+            if (random.nextInt(10) < 2)
+            {
+                labels.clear();
+                model.remove(key);
+            }
+            else
+            {
+                final String value = "x".repeat(1 + random.nextInt(80));
+                try
+                {
+                    labels.update(value);
+                    model.put(key, value);
+                }
+                catch (final IllegalStateException ex)
+                {
+                    assertThat(ex).hasMessageContaining("'labels' is full");
+                    refused++;
+                }
+            }
+            assertThat(labels.value()).as("seed %d op %d key %d", seed, op, key).isEqualTo(model.get(key));
+            if (op % 2_000 == 0)
+            {
+                assertThat(store.entryCount()).as("seed %d op %d", seed, op).isEqualTo(model.size());
+            }
+        }
+        assertThat(refused).as("the map filled up").isPositive();
+        for (long key = 0; key < 6_000; key++)
+        {
+            store.setCurrentKey(key);
+            assertThat(labels.value()).as("seed %d key %d", seed, key).isEqualTo(model.get(key));
+        }
+        assertThat(store.entryCount()).isEqualTo(model.size());
+    }
+
+    @Test
+    void aValueLargerThanTheMaxEntrySizeIsRefusedNamingTheStateAndChangesNothing()
+    {
+        final ChronicleKeyedStateStore store = open(config().withMaxEntrySize(1_024));
+        final ValueState<byte[]> blobs = store.getValueState(new ValueStateDescriptor<>("blobs", byte[].class));
+        store.setCurrentKey(1L);
+        // key 8 bytes + value 4-byte length + 1012 bytes = 1024
+        final byte[] largest = new byte[1_012];
+        Arrays.fill(largest, (byte)7);
+        blobs.update(largest);
+        assertThat(blobs.value()).isEqualTo(largest);
+
+        assertThatThrownBy(() -> blobs.update(new byte[1_013]))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'blobs'")
+            .hasMessageContaining("maxEntrySize").hasMessageContaining("1024");
+        assertThatThrownBy(() -> blobs.update(new byte[10 << 20]))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'blobs'");
+        assertThat(blobs.value()).isEqualTo(largest);
+    }
+
+    @Test
+    void aKeyLargerThanTheMaxEntrySizeIsRefusedNamingTheState()
+    {
+        final ChronicleKeyedStateStore store = open(config().withMaxEntrySize(1_024));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        store.setCurrentKey("k".repeat(2_000));
+
+        assertThatThrownBy(() -> counts.update(1L)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'counts'").hasMessageContaining("key").hasMessageContaining("maxEntrySize");
+        assertThat(store.entryCount()).isZero();
+    }
+
+    @Test
+    void aStoresKeysAllHaveOneType()
+    {
+        final ChronicleKeyedStateStore store = open(config());
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        store.setCurrentKey(1L);
+        counts.update(1L);
+        store.setCurrentKey("1");
+
+        assertThatThrownBy(counts::value).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("'counts'").hasMessageContaining("java.lang.String")
+            .hasMessageContaining("java.lang.Long");
+    }
+
+    @Test
+    void aSnapshotIsWrittenOnce()
+    {
+        final ChronicleKeyedStateStore store = open(config());
+        store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+        SnapshotContents.write(snapshot);
+
+        assertThatThrownBy(() -> snapshot.writeTo(new ByteArrayOutputStream()))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("already written");
+    }
+
+    @Test
+    void readingAndUpdatingAValueAllocatesNothingOnceWarm()
+    {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final ChronicleKeyedStateStore store = open(config());
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final Long[] keys = new Long[1_000];
+        for (int i = 0; i < keys.length; i++)
+        {
+            keys[i] = 1_000_000L + i;
+        }
+        final Runnable increments = () ->
+        {
+            for (int i = 0; i < 200_000; i++)
+            {
+                store.setCurrentKey(keys[i % keys.length]);
+                // values stay below 128: Long.valueOf does not allocate, so what is measured is the store
+                counts.update((counts.value() + 1) & 63);
+            }
+        };
+        increments.run();
+
+        final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        increments.run();
+        final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+
+        assertThat(allocated).as("bytes allocated by 200,000 increments").isLessThan(64 * 1024);
+    }
+
+    // ------------------------------------------------------------------------------------------------ copy-on-write
+
+    /**
+     * The flusher is stopped after two segments of the live map (the middle one, and the next, which the task has
+     * emptied meanwhile); at each stop the task updates, deletes, re-inserts and inserts keys in segments already read
+     * and not yet read. The snapshot must be the state at the barrier, each key once.
+     */
+    @Test
+    void writesBeforeDuringAndAfterTheFlushersVisitOfTheirSegmentLeaveTheBarrierIntact() throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(config());
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final StateMap map = ((ChronicleValueState<Long>)counts).map();
+        final int segments = map.map().segments();
+        assertThat(segments).as("segments of a map of 50,000 entries").isGreaterThanOrEqualTo(4);
+        final int paused = segments / 2;
+        final int emptied = paused + 1;
+        final Map<Object, Object> atBarrier = new HashMap<>();
+        for (long key = 0; key < 4_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+            atBarrier.put(key, key);
+        }
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+
+        // before the flush starts
+        for (long key = 0; key < 4_200; key++)
+        {
+            store.setCurrentKey(key);
+            switch ((int)(key % 10))
+            {
+                case 0 -> counts.update(counts.value() + 1_000);
+                case 1 -> counts.clear();
+                default ->
+                {
+                }
+            }
+        }
+        final SynchronousQueue<Integer> stopped = new SynchronousQueue<>();
+        final SynchronousQueue<Boolean> resume = new SynchronousQueue<>();
+        final CompletableFuture<byte[]> written = CompletableFuture.supplyAsync(() ->
+        {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try
+            {
+                ((ChronicleKeyedStateSnapshot)snapshot).writeTo(out, (stateIndex, segment) ->
+                {
+                    if (segment == paused || segment == emptied)
+                    {
+                        handOver(stopped, resume, segment);
+                    }
+                });
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            return out.toByteArray();
+        });
+
+        // the flusher has read segments 0..paused
+        assertThat(stopped.poll(60, TimeUnit.SECONDS)).isEqualTo(paused);
+        for (long key = 0; key < 6_000; key++)
+        {
+            store.setCurrentKey(key);
+            if (segmentOf(store, map, key) == emptied)
+            {
+                counts.clear();
+                continue;
+            }
+            switch ((int)(key % 10))
+            {
+                case 1 -> counts.update(-1L);
+                case 2 -> counts.update(counts.value() + 2_000);
+                case 3 -> counts.clear();
+                default ->
+                {
+                    if (key >= 4_200)
+                    {
+                        counts.update(key);
+                    }
+                }
+            }
+        }
+        try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> segment = map.map().segmentContext(emptied))
+        {
+            assertThat(segment.size()).as("the segment about to be read is empty").isZero();
+        }
+        resume.put(true);
+
+        // the flusher has read the emptied segment: refill it, with keys it had at the barrier and new ones
+        assertThat(stopped.poll(60, TimeUnit.SECONDS)).isEqualTo(emptied);
+        for (long key = 0; key < 8_000; key++)
+        {
+            store.setCurrentKey(key);
+            if (segmentOf(store, map, key) == emptied)
+            {
+                counts.update(-key);
+            }
+        }
+        resume.put(true);
+        final byte[] bytes = written.get(60, TimeUnit.SECONDS);
+
+        assertThat(SnapshotContents.decode(bytes, CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("counts", atBarrier)));
+        // and the live state is the task's
+        store.setCurrentKey(2L);
+        assertThat(counts.value()).isEqualTo(segmentOf(store, map, 2L) == emptied ? -2L : 2_002L);
+    }
+
+    @Test
+    void keyGroupsAreStoredWithTheKeysSoTheFlusherNeverDecodesOne()
+    {
+        final ChronicleKeyedStateStore store = open(config());
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        store.setCurrentKey("some key");
+        counts.update(1L);
+
+        final EncodedBytes key = store.encodedCurrentKey("counts");
+
+        assertThat(StoredKeyLayout.keyGroup(key.array()))
+            .isEqualTo(KeyGroups.keyGroupOf("some key", MAX_PARALLELISM));
+        assertThat(key.length()).isEqualTo(StoredKeyLayout.KEY_OFFSET + 4 + "some key".length());
+    }
+
+    // ------------------------------------------------------------------------------------------------ support
+
+    private static void handOver(
+        final SynchronousQueue<Integer> stopped, final SynchronousQueue<Boolean> resume, final int segment)
+    {
+        try
+        {
+            if (!stopped.offer(segment, 60, TimeUnit.SECONDS) || resume.poll(60, TimeUnit.SECONDS) == null)
+            {
+                throw new IllegalStateException("the test thread did not take over at segment " + segment);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static int segmentOf(final ChronicleKeyedStateStore store, final StateMap map, final long key)
+    {
+        store.setCurrentKey(key);
+        try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context =
+            map.map().queryContext(store.encodedCurrentKey("test")))
+        {
+            return context.segmentIndex();
+        }
+    }
+
+    private static ChronicleStateConfig config()
+    {
+        return ChronicleStateConfig.defaults().withExpectedEntriesPerState(50_000);
+    }
+
+    private ChronicleKeyedStateStore open(final ChronicleStateConfig config)
+    {
+        final ChronicleKeyedStateStore store =
+            new ChronicleKeyedStateStore(config, CodecRegistry.withBuiltIns(), MAX_PARALLELISM, ALL);
+        stores.add(store);
+        return store;
+    }
+}
