@@ -48,6 +48,8 @@ import java.util.function.BooleanSupplier;
 final class InputTask extends Task
 {
     private static final System.Logger LOG = System.getLogger(InputTask.class.getName());
+    /** Records read between two looks for announced barriers, in unaligned mode. */
+    static final int ANNOUNCEMENT_CHUNK = 32;
 
     private final InputChannel[] inputs;
     private final int readBatch;
@@ -132,16 +134,19 @@ final class InputTask extends Task
     int doWork()
     {
         barriers.checkTimeout();
+        int work = 0;
         if (followAnnouncements)
         {
-            checkAnnouncements();
+            work = pollWatchingAnnouncements();
         }
-        int work = 0;
-        for (final InputChannel input : inputs)
+        else
         {
-            if (!input.ended && !barriers.isBlocked(input.index))
+            for (final InputChannel input : inputs)
             {
-                work += input.reader.poll(input, readBatch);
+                if (!input.ended && !barriers.isBlocked(input.index))
+                {
+                    work += input.reader.poll(input, readBatch);
+                }
             }
         }
         if (ended == inputs.length && !isFinished())
@@ -175,6 +180,34 @@ final class InputTask extends Task
             }
         }
         return false;
+    }
+
+    /**
+     * Unaligned mode: reads each channel in chunks of {@link #ANNOUNCEMENT_CHUNK} records and looks for announced
+     * barriers between chunks, so a barrier waits behind at most one chunk of this task's work (each record of which
+     * may wait for room downstream), not behind a whole read batch.
+     */
+    private int pollWatchingAnnouncements()
+    {
+        checkAnnouncements();
+        int work = 0;
+        for (final InputChannel input : inputs)
+        {
+            int remaining = readBatch;
+            while (remaining > 0 && !input.ended && !barriers.isBlocked(input.index))
+            {
+                final int chunk = Math.min(remaining, ANNOUNCEMENT_CHUNK);
+                final int read = input.reader.poll(input, chunk);
+                work += read;
+                remaining -= read;
+                if (read < chunk)
+                {
+                    break;
+                }
+                checkAnnouncements();
+            }
+        }
+        return work;
     }
 
     /** Acts on barriers announced since the last cycle: one volatile read per live channel. */

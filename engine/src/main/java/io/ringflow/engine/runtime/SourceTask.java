@@ -35,6 +35,39 @@ final class SourceTask extends Task
     @Override
     int doWork()
     {
+        // With unaligned barriers, a requested barrier is looked for between chunks of the batch: emitting may wait
+        // for room in a full ring, and the barrier should not wait behind a whole batch of such waits.
+        final int chunk = announcesBarriers() ? Math.min(batchSize, InputTask.ANNOUNCEMENT_CHUNK) : batchSize;
+        int total = 0;
+        while (total < batchSize)
+        {
+            injectRequestedBarrier();
+            final int emitted;
+            try
+            {
+                emitted = source.emitNext(Math.min(chunk, batchSize - total));
+            }
+            catch (final Throwable ex)
+            {
+                throw OperatorException.wrap(source.runtime(), ex);
+            }
+            if (emitted == SourceReader.END_OF_INPUT)
+            {
+                endPosition = source.position();
+                finish();
+                return total + 1;
+            }
+            total += emitted;
+            if (emitted < chunk)
+            {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private void injectRequestedBarrier()
+    {
         final long requested = execution.requestedBarrier();
         if (requested > lastForwardedBarrier())
         {
@@ -43,22 +76,6 @@ final class SourceTask extends Task
             // the cut: the position after the last record emitted before the barrier
             acknowledgeSnapshot(requested, source.position(), start, System.nanoTime() - start, 0, false);
         }
-        final int emitted;
-        try
-        {
-            emitted = source.emitNext(batchSize);
-        }
-        catch (final Throwable ex)
-        {
-            throw OperatorException.wrap(source.runtime(), ex);
-        }
-        if (emitted == SourceReader.END_OF_INPUT)
-        {
-            endPosition = source.position();
-            finish();
-            return 1;
-        }
-        return emitted;
     }
 
     @Override

@@ -144,6 +144,12 @@ abstract class Task implements Runnable, BackPressure
         announceBarriers = value;
     }
 
+    /** @return whether this task's barriers overtake data (unaligned checkpoints). */
+    final boolean announcesBarriers()
+    {
+        return announceBarriers;
+    }
+
     /** @return the task's index in its job, assigned when the job is wired. */
     final int index()
     {
