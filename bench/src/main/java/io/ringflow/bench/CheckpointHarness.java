@@ -84,7 +84,7 @@ public final class CheckpointHarness
     private final PrintStream out;
     private int checkpoints = 30;
     private long sinkNanos = 1_000;
-    private int[] ringSizes = {64, 256, 1024, 4096};
+    private int[] ringSizes = {256, 1024, 4096, 16384};
     private Path csv = Path.of("bench/results/checkpoint-backpressure.csv");
     private Path chart;
     private int latencyCheckpoints = 200;
@@ -138,6 +138,7 @@ public final class CheckpointHarness
         {
             case "backpressure" -> harness.backPressure();
             case "latency" -> harness.latency();
+            case "chart" -> harness.chartFromCsv();
             case "all" ->
             {
                 harness.backPressure();
@@ -220,25 +221,12 @@ public final class CheckpointHarness
         try (JobHandle job = env.execute("backpressure-" + topology + "-" + barriers + "-" + ring))
         {
             final JobExecution attempt = ((JobRun)job).currentAttempt();
-            // wait until the rings in front of the slow sink are full (the skewed job's slow input never fills)
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (true)
-            {
-                final List<Long> backlogs = attempt.channelBacklogs();
-                if (backlogs.stream().anyMatch(b -> b >= ring))
-                {
-                    backlog = backlogs.stream().mapToLong(Long::longValue).sum();
-                    break;
-                }
-                if (System.nanoTime() > deadline || job.status() != JobStatus.RUNNING)
-                {
-                    throw new IllegalStateException("the rings never filled: " + backlogs + ", job " + job.status());
-                }
-                LockSupport.parkNanos(1_000_000);
-            }
+            backlog = awaitFullRing(job, attempt, ring);
             final int count = quick ? 2 : checkpoints;
             for (int i = 0; i < count; i++)
             {
+                // every checkpoint starts with the ring in front of the slow sink full
+                awaitFullRing(job, attempt, ring);
                 final CompletedCheckpoint done = job.triggerCheckpoint().get(2, TimeUnit.MINUTES);
                 checkPositions(done);
                 durations.recordValue(done.durationNanos());
@@ -257,6 +245,42 @@ public final class CheckpointHarness
             inFlightRecords.getValueAtPercentile(50)};
     }
 
+    /** Redraws the chart from the CSV of an earlier run. */
+    private void chartFromCsv() throws IOException
+    {
+        final java.util.Map<String, XYSeries> lines = new java.util.LinkedHashMap<>();
+        for (final String row : Files.readAllLines(csv).subList(1, Files.readAllLines(csv).size()))
+        {
+            final String[] cells = row.split(",");
+            final String name = cells[0] + ", " + cells[1].toLowerCase(Locale.ROOT);
+            lines.computeIfAbsent(name, XYSeries::new).add(Double.parseDouble(cells[2]),
+                Math.max(1.0, Double.parseDouble(cells[5])));
+        }
+        final XYSeriesCollection series = new XYSeriesCollection();
+        lines.values().forEach(series::addSeries);
+        writeChart(series, chart);
+        out.println("wrote " + chart);
+    }
+
+    /** Waits until a ring is full; @return the total backlog then. */
+    private static long awaitFullRing(final JobHandle job, final JobExecution attempt, final int ring)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true)
+        {
+            final List<Long> backlogs = attempt.channelBacklogs();
+            if (backlogs.stream().anyMatch(b -> b >= ring))
+            {
+                return backlogs.stream().mapToLong(Long::longValue).sum();
+            }
+            if (System.nanoTime() > deadline || job.status() != JobStatus.RUNNING)
+            {
+                throw new IllegalStateException("the rings never filled: " + backlogs + ", job " + job.status());
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
     private static void writeChart(final XYSeriesCollection series, final Path file) throws IOException
     {
         final JFreeChart figure = ChartFactory.createXYLineChart(
@@ -266,13 +290,22 @@ public final class CheckpointHarness
         final LogAxis x = new LogAxis("ring size (slots per channel)");
         x.setBase(2);
         x.setSmallestValue(16);
+        x.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
         final LogAxis y = new LogAxis("checkpoint duration p50 (us, log scale)");
         y.setBase(10);
         y.setSmallestValue(1);
+        y.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
         plot.setDomainAxis(x);
         plot.setRangeAxis(y);
         final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
         plot.setRenderer(renderer);
+        plot.setBackgroundPaint(java.awt.Color.WHITE);
+        plot.setDomainGridlinePaint(java.awt.Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(java.awt.Color.LIGHT_GRAY);
+        for (int i = 0; i < series.getSeriesCount(); i++)
+        {
+            renderer.setSeriesStroke(i, new java.awt.BasicStroke(2.0f));
+        }
         Files.createDirectories(file.toAbsolutePath().getParent());
         ChartUtils.saveChartAsPNG(file.toFile(), figure, 900, 520);
     }

@@ -2,6 +2,7 @@ package io.ringflow.engine.api;
 
 import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.keyed.KeyGroups;
 
 import java.nio.file.Path;
@@ -31,9 +32,13 @@ public final class JobConfig
     private final RestartStrategy restartStrategy;
     private final Path restoreFrom;
     private final boolean allowNonRestoredState;
+    private final StateBackendKind stateBackend;
+    private final ChronicleStateConfig chronicleState;
 
     private JobConfig(final Builder b)
     {
+        stateBackend = b.stateBackend;
+        chronicleState = b.chronicleState;
         restartStrategy = b.restartStrategy;
         restoreFrom = b.restoreFrom;
         allowNonRestoredState = b.allowNonRestoredState;
@@ -164,6 +169,18 @@ public final class JobConfig
         return allowNonRestoredState;
     }
 
+    /** @return where keyed state lives. */
+    public StateBackendKind stateBackend()
+    {
+        return stateBackend;
+    }
+
+    /** @return sizing and location of the Chronicle maps, for {@link StateBackendKind#CHRONICLE}. */
+    public ChronicleStateConfig chronicleState()
+    {
+        return chronicleState;
+    }
+
     /** @return a builder holding these settings. */
     public Builder toBuilder()
     {
@@ -184,6 +201,8 @@ public final class JobConfig
         b.restartStrategy = restartStrategy;
         b.restoreFrom = restoreFrom;
         b.allowNonRestoredState = allowNonRestoredState;
+        b.stateBackend = stateBackend;
+        b.chronicleState = chronicleState;
         return b;
     }
 
@@ -196,7 +215,8 @@ public final class JobConfig
             ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
             ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
             ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom +
-            ", allowNonRestoredState=" + allowNonRestoredState + '}';
+            ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend +
+            (stateBackend == StateBackendKind.CHRONICLE ? ", chronicleState=" + chronicleState : "") + '}';
     }
 
     /**
@@ -220,6 +240,8 @@ public final class JobConfig
         private RestartStrategy restartStrategy = RestartStrategy.none();
         private Path restoreFrom;
         private boolean allowNonRestoredState;
+        private StateBackendKind stateBackend = StateBackendKind.HEAP;
+        private ChronicleStateConfig chronicleState = ChronicleStateConfig.defaults();
 
         private Builder()
         {
@@ -367,6 +389,27 @@ public final class JobConfig
         }
 
         /**
+         * @param value where keyed state lives (default {@link StateBackendKind#HEAP}).
+         * @return this
+         */
+        public Builder stateBackend(final StateBackendKind value)
+        {
+            stateBackend = value;
+            return this;
+        }
+
+        /**
+         * @param value sizing of each state's Chronicle Map and, optionally, a directory for memory-mapped files
+         *              (default {@link ChronicleStateConfig#defaults()}); used with {@link StateBackendKind#CHRONICLE}.
+         * @return this
+         */
+        public Builder chronicleState(final ChronicleStateConfig value)
+        {
+            chronicleState = value;
+            return this;
+        }
+
+        /**
          * @return the validated settings.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -413,6 +456,14 @@ public final class JobConfig
             {
                 throw new IllegalArgumentException("unaligned checkpoints (unaligned / alignedTimeout) need " +
                     "checkpointingMode EXACTLY_ONCE; AT_LEAST_ONCE never aligns, so there is nothing to unalign");
+            }
+            if (stateBackend == null)
+            {
+                throw new IllegalArgumentException("stateBackend must not be null");
+            }
+            if (chronicleState == null)
+            {
+                throw new IllegalArgumentException("chronicleState must not be null");
             }
             if (restartStrategy == null)
             {

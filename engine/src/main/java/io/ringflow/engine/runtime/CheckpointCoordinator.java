@@ -5,6 +5,7 @@ import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.SubtaskCheckpointStats;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
 import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.SubtaskState;
 
@@ -29,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  * task counts as having acknowledged every later checkpoint: END_OF_INPUT stands for its barriers).
  *
  * <p>Thread contract: triggers come from the timer thread or a caller of {@code triggerCheckpoint}; acknowledgements
- * and finishes from task threads. All state is guarded by one lock, taken a few times per checkpoint per task,
+ * and finishes from task threads and the snapshot flusher. A complete checkpoint is committed on the I/O thread for
+ * durable storage, on the acknowledging thread (outside the lock) for in-memory storage; its future completes on
+ * that thread, so callers chain heavy work with the {@code *Async} methods. All state is guarded by one lock, taken a few times per checkpoint per task,
  * never per record. Completion and abort notifications go to each task's mailbox; tasks run them on their own
  * thread.
  *
@@ -196,6 +199,16 @@ final class CheckpointCoordinator
         }
     }
 
+    /** @return whether the checkpoint is still waiting for acknowledgements. */
+    boolean isPending(final long id)
+    {
+        synchronized (lock)
+        {
+            final Pending p = pending.get(id);
+            return p != null && !p.committing;
+        }
+    }
+
     /** @return the id the next checkpoint would get. */
     long nextCheckpointId()
     {
@@ -217,6 +230,7 @@ final class CheckpointCoordinator
     void acknowledge(final Task task, final TaskAcknowledgement ack)
     {
         final long now = System.nanoTime();
+        final Runnable commit;
         synchronized (lock)
         {
             final Pending p = pending.get(ack.checkpointId());
@@ -228,8 +242,30 @@ final class CheckpointCoordinator
             p.acknowledged[i] = true;
             p.acks[i] = ack;
             p.acknowledgedAfterNanos[i] = now - p.triggerNanos;
-            commitIfCompleteLocked(p);
+            commit = commitIfCompleteLocked(p);
         }
+        if (commit != null)
+        {
+            commit.run();
+        }
+    }
+
+    /**
+     * A task gave up a checkpoint on its own (a newer barrier overtook it, or its alignment was cancelled): the
+     * checkpoint can no longer complete, and must not complete later because the task finished. Task thread.
+     */
+    void abortedByTask(final Task task, final long checkpointId, final String reason)
+    {
+        final Pending p;
+        synchronized (lock)
+        {
+            p = pending.get(checkpointId);
+            if (p == null || p.committing || p.acknowledged[task.index()])
+            {
+                return;
+            }
+        }
+        failed(List.of(p), "aborted by task " + task.name() + ": " + reason, false);
     }
 
     /**
@@ -255,31 +291,53 @@ final class CheckpointCoordinator
     /** A task reached the end of its input; {@code position} as for {@link #acknowledge}. Task thread. */
     void taskFinished(final Task task, final long position)
     {
+        final List<Runnable> commits = new ArrayList<>();
         synchronized (lock)
         {
             finished[task.index()] = true;
             finishedPositions[task.index()] = position;
             for (final Pending p : new ArrayList<>(pending.values()))
             {
-                commitIfCompleteLocked(p);
+                final Runnable commit = commitIfCompleteLocked(p);
+                if (commit != null)
+                {
+                    commits.add(commit);
+                }
             }
         }
+        commits.forEach(Runnable::run);
     }
 
     /**
      * Every task acknowledged: the metadata is committed to storage on the I/O thread (never on a task thread), and
      * only then is the checkpoint complete. Commits happen in checkpoint order (one I/O thread).
      */
-    private void commitIfCompleteLocked(final Pending p)
+    private Runnable commitIfCompleteLocked(final Pending p)
     {
         if (p.committing || !p.isComplete())
         {
-            return;
+            return null;
         }
         p.committing = true;
         final CheckpointMetadata metadata = new CheckpointMetadata(p.id, p.triggerMillis, false, positionsOf(p),
             operatorStatesOf(p));
-        io.execute(() -> commit(p, metadata));
+        if (storage instanceof InMemoryCheckpointStorage)
+        {
+            // nothing to make durable: commit on the acknowledging thread, after the lock is released, and save a
+            // thread hand-off (on two busy cores, a wake-up can cost a millisecond)
+            return () -> commit(p, metadata);
+        }
+        return () ->
+        {
+            try
+            {
+                io.execute(() -> commit(p, metadata));
+            }
+            catch (final java.util.concurrent.RejectedExecutionException stopped)
+            {
+                // the job stopped while the checkpoint completed: it is not committed
+            }
+        };
     }
 
     private void commit(final Pending p, final CheckpointMetadata metadata)
@@ -300,17 +358,22 @@ final class CheckpointCoordinator
         {
             LOG.log(Level.WARNING, "checkpoint " + p.id + " of job '" + execution.jobName() +
                 "' could not be committed", ex);
+            synchronized (lock)
+            {
+                // the commit itself failed: the checkpoint is no longer committing, it failed
+                p.committing = false;
+            }
             failed(List.of(p), "could not be stored: " + ex);
             return;
         }
         final List<Long> subsumed = new ArrayList<>();
         final CompletedCheckpoint done;
+        final boolean notify;
         synchronized (lock)
         {
-            if (pending.remove(p.id) == null)
-            {
-                return;
-            }
+            // once stored, the checkpoint is complete even if the job stopped meanwhile (retention may already have
+            // deleted its predecessor): a restart must know of it
+            notify = pending.remove(p.id) != null && !stopped;
             for (final Iterator<Pending> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
             {
                 final Pending older = it.next();
@@ -330,11 +393,14 @@ final class CheckpointCoordinator
             lastCompletionNanos = System.nanoTime();
             consecutiveFailures = 0;
         }
-        for (final long id : subsumed)
+        if (notify)
         {
-            execution.notifyTasksAborted(id);
+            for (final long id : subsumed)
+            {
+                execution.notifyTasksAborted(id);
+            }
+            execution.notifyTasksComplete(done.checkpointId());
         }
-        execution.notifyTasksComplete(done.checkpointId());
         p.future.complete(done);
     }
 
@@ -410,17 +476,34 @@ final class CheckpointCoordinator
     }
 
     /** Aborts checkpoints that failed; more consecutive failures than tolerated fail the job. */
-    private void failed(final List<Pending> failedCheckpoints, final String why)
+    private void failed(final List<Pending> candidates, final String why)
+    {
+        failed(candidates, why, true);
+    }
+
+    /**
+     * Aborts checkpoints that will not complete; a commit already running wins over an expiry or decline.
+     *
+     * @param countsAsFailure false for a checkpoint a task dropped because a newer one overtook it (subsumed).
+     */
+    private void failed(final List<Pending> candidates, final String why, final boolean countsAsFailure)
     {
         final boolean tooMany;
+        final List<Pending> failedCheckpoints = new ArrayList<>();
         synchronized (lock)
         {
-            for (final Pending p : failedCheckpoints)
+            for (final Pending p : candidates)
             {
-                pending.remove(p.id);
-                consecutiveFailures++;
+                if (!p.committing && pending.remove(p.id) != null)
+                {
+                    failedCheckpoints.add(p);
+                    if (countsAsFailure)
+                    {
+                        consecutiveFailures++;
+                    }
+                }
             }
-            tooMany = consecutiveFailures > tolerableFailures;
+            tooMany = countsAsFailure && !failedCheckpoints.isEmpty() && consecutiveFailures > tolerableFailures;
         }
         for (final Pending p : failedCheckpoints)
         {

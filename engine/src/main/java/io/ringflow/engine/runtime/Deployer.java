@@ -296,9 +296,7 @@ public final class Deployer
             }
             final Output output = outputs.isEmpty() ? record -> { } :
                 outputs.size() == 1 ? outputs.get(0) : new FanOutOutput(outputs.toArray(new Output[0]));
-            final KeyedStateStore keyedStore = node.keyedState() ? new HeapKeyedStateStore(codecs,
-                config.maxParallelism(), KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism())) :
-                null;
+            final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask) : null;
             final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
             final OperatorRuntime runtime = new OperatorRuntime(
                 jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
@@ -354,6 +352,30 @@ public final class Deployer
             restorer.restoreChannelState(head, subtask, task);
         }
         return task;
+    }
+
+    /** Creates one subtask's keyed store in the configured backend; the execution closes it at the end. */
+    private KeyedStateStore keyedStore(final JobExecution execution, final StreamNode node, final int subtask)
+    {
+        final io.ringflow.state.keyed.KeyGroupRange range =
+            KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
+        if (config.stateBackend() == io.ringflow.engine.api.StateBackendKind.HEAP)
+        {
+            return new HeapKeyedStateStore(codecs, config.maxParallelism(), range);
+        }
+        final io.ringflow.state.chronicle.ChronicleKeyedStateStore store;
+        try
+        {
+            store = new io.ringflow.state.chronicle.ChronicleKeyedStateStore(config.chronicleState(), codecs,
+                config.maxParallelism(), range);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new InvalidJobException("cannot create the Chronicle state of " + node.describe() + " subtask " +
+                subtask + ": " + ex.getMessage(), ex);
+        }
+        execution.closeAtEnd(store);
+        return store;
     }
 
     @SuppressWarnings("unchecked")

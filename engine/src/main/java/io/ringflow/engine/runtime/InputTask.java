@@ -223,7 +223,9 @@ final class InputTask extends Task
             if (announcement != null && announcement != input.seenAnnouncement)
             {
                 input.seenAnnouncement = announcement;
-                if (announcement.checkpointId() > input.handledBarrier)
+                // only checkpoints overtake; any other barrier kind is taken aligned, when its slot is read
+                if (announcement.checkpointId() > input.handledBarrier &&
+                    announcement.barrierType() == SourceTask.BARRIER_CHECKPOINT)
                 {
                     onAnnouncedBarrier(input, announcement);
                 }
@@ -273,6 +275,13 @@ final class InputTask extends Task
         barriers.barrierReceived(channel.index,
             new CheckpointBarrier(checkpointId, timestamp, CheckpointBarrier.Kind.fromCode(barrierType)));
         return false;
+    }
+
+    @Override
+    void onCheckpointAborted(final long checkpointId)
+    {
+        // unblock or stop recording channels held for it, and drop its channel state
+        barriers.checkpointAborted(checkpointId);
     }
 
     void onEndOfInput(final InputChannel channel)
@@ -344,6 +353,10 @@ final class InputTask extends Task
                 recorder = null;
             }
             LOG.log(Level.DEBUG, () -> "task " + name + " aborted checkpoint " + checkpointId + ": " + reason);
+            if (reason != AbortReason.ABORTED_BY_COORDINATOR)
+            {
+                execution.abortedByTask(InputTask.this, checkpointId, reason.toString());
+            }
         }
 
         @Override

@@ -50,13 +50,15 @@ public final class JobExecution implements JobHandle
     /** Index of each sink task (a task without output channels) into {@link #sinkBarriers}. */
     private final Map<Task, Integer> sinkIndex = new IdentityHashMap<>();
     /** Per sink task: the last barrier it passed, {@link Long#MAX_VALUE} once it has finished. */
-    private AtomicLongArray sinkBarriers = new AtomicLongArray(0);
+    private volatile AtomicLongArray sinkBarriers = new AtomicLongArray(0);
     private volatile boolean stopping;
     private volatile JobStatus status = JobStatus.RUNNING;
 
     private final CheckpointCoordinator coordinator;
     /** Writes task snapshots to checkpoint storage, off the task threads; one daemon thread per job. */
     private final java.util.concurrent.ExecutorService flusher;
+    /** Off-heap state stores, closed once every task thread and the flusher have stopped. */
+    private final List<AutoCloseable> closeAtEnd = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     JobExecution(final String jobName, final CheckpointConfig checkpointing, final long firstCheckpoint,
         final CheckpointStorage storage)
@@ -79,6 +81,36 @@ public final class JobExecution implements JobHandle
         if (isSinkTask)
         {
             sinkIndex.put(task, sinkIndex.size());
+        }
+    }
+
+    /** @param resource closed when the attempt has terminated, after every thread that may use it. */
+    void closeAtEnd(final AutoCloseable resource)
+    {
+        closeAtEnd.add(resource);
+    }
+
+    private void closeResources()
+    {
+        try
+        {
+            // a snapshot being written may still read a store: let the flusher stop first
+            flusher.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        for (final AutoCloseable resource : closeAtEnd)
+        {
+            try
+            {
+                resource.close();
+            }
+            catch (final Exception ex)
+            {
+                LOG.log(Level.WARNING, "could not close " + resource + " of job '" + jobName + "'", ex);
+            }
         }
     }
 
@@ -149,6 +181,7 @@ public final class JobExecution implements JobHandle
         }
         coordinator.stop();
         flusher.shutdownNow();
+        closeResources();
         final JobStatus finalStatus = failure.get() != null ? JobStatus.FAILED :
             finishedTasks.get() == tasks.size() ? JobStatus.FINISHED : JobStatus.CANCELED;
         coordinator.jobTerminated(finalStatus == JobStatus.CANCELED);
@@ -289,36 +322,55 @@ public final class JobExecution implements JobHandle
     void flush(final Task task, final TaskSnapshot snapshot, final long position, final long firstBarrierNanos,
         final long syncNanos, final long alignmentNanos, final boolean unaligned)
     {
+        final Runnable write = () ->
+        {
+            if (!coordinator.isPending(snapshot.checkpointId))
+            {
+                // aborted or expired while queued: writing it would leave files nobody deletes
+                snapshot.release();
+                return;
+            }
+            final long start = System.nanoTime();
+            final long[] bytes = new long[1];
+            final List<TaskAcknowledgement.OperatorStateAck> states;
+            try
+            {
+                states = snapshot.write(coordinator.storage(), bytes);
+            }
+            catch (final Exception | LinkageError ex)
+            {
+                coordinator.decline(task, snapshot.checkpointId, ex);
+                return;
+            }
+            finally
+            {
+                snapshot.release();
+            }
+            coordinator.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
+                firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
+                snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));
+        };
+        if (coordinator.storage() instanceof io.ringflow.state.checkpoint.InMemoryCheckpointStorage &&
+            snapshot.isSmall())
+        {
+            // a small snapshot into memory is a copy of a few kilobytes: cheaper on the task thread than a hand-off
+            write.run();
+            return;
+        }
         try
         {
-            flusher.execute(() ->
-            {
-                final long start = System.nanoTime();
-                final long[] bytes = new long[1];
-                final List<TaskAcknowledgement.OperatorStateAck> states;
-                try
-                {
-                    states = snapshot.write(coordinator.storage(), bytes);
-                }
-                catch (final Exception | LinkageError ex)
-                {
-                    coordinator.decline(task, snapshot.checkpointId, ex);
-                    return;
-                }
-                finally
-                {
-                    snapshot.release();
-                }
-                coordinator.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
-                    firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
-                    snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));
-            });
+            flusher.execute(write);
         }
         catch (final java.util.concurrent.RejectedExecutionException stopped)
         {
             // the job is stopping: the checkpoint will not complete
             snapshot.release();
         }
+    }
+
+    void abortedByTask(final Task task, final long checkpointId, final String reason)
+    {
+        coordinator.abortedByTask(task, checkpointId, reason);
     }
 
     void notifyTasksComplete(final long checkpointId)

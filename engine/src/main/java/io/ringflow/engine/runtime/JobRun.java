@@ -56,6 +56,8 @@ public final class JobRun implements JobHandle
     private volatile int restarts;
     private long attemptStartNanos;
     private long nextCheckpointId = 1;
+    /** The id of this run's first checkpoint: storage folders below it belong to earlier runs. */
+    private final long firstCheckpointId;
 
     JobRun(final String jobName, final StreamGraph graph, final Deployer deployer, final CheckpointStorage storage,
         final RestoreSpec initialRestore, final RestartStrategy strategy)
@@ -71,6 +73,20 @@ public final class JobRun implements JobHandle
         {
             nextCheckpointId = initialRestore.checkpoint().checkpointId() + 1;
         }
+        try
+        {
+            // never reuse the id of a folder an earlier run left in the same storage
+            final List<Long> existing = storage.checkpointIds();
+            if (!existing.isEmpty())
+            {
+                nextCheckpointId = Math.max(nextCheckpointId, existing.get(existing.size() - 1) + 1);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException("cannot list " + storage.describe(), ex);
+        }
+        firstCheckpointId = nextCheckpointId;
     }
 
     /** Deploys and starts the first attempt; a job that cannot run throws here, before any thread starts. */
@@ -85,8 +101,9 @@ public final class JobRun implements JobHandle
         current = attempt;
         attemptStartNanos = System.nanoTime();
         status = JobStatus.RUNNING;
-        deployer.start(attempt);
+        // wired before the threads start: an attempt whose start fails still ends through its termination future
         attempt.termination().whenComplete((finalStatus, ignored) -> attemptEnded(attempt, finalStatus));
+        deployer.start(attempt);
     }
 
     private synchronized void attemptEnded(final JobExecution attempt, final JobStatus attemptStatus)
@@ -139,34 +156,56 @@ public final class JobRun implements JobHandle
             finish(JobStatus.CANCELED, null);
             return;
         }
-        final JobExecution attempt;
         try
         {
             final RestoreSpec restore = latestRestorePoint();
             LOG.log(Level.INFO, () -> "job '" + jobName + "' restarts from " + (restore == null ? "scratch" :
                 "checkpoint " + restore.checkpoint().checkpointId()));
-            attempt = deployer.deploy(graph, restore, nextCheckpointId, storage);
+            final JobExecution attempt = deployer.deploy(graph, restore, nextCheckpointId, storage);
+            restarts++;
+            launch(attempt);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
-            ex.addSuppressed(previousFailure);
-            finish(JobStatus.FAILED, ex);
-            return;
+            if (previousFailure != null)
+            {
+                ex.addSuppressed(previousFailure);
+            }
+            if (!termination.isDone())
+            {
+                finish(JobStatus.FAILED, ex);
+            }
         }
-        restarts++;
-        launch(attempt);
     }
 
     /**
-     * @return the newest checkpoint completed by this run whose files all read back intact; else the checkpoint the
-     *     run started from; else null.
+     * @return the newest checkpoint this run committed whose files all read back intact; else the checkpoint the run
+     *     started from; else null (a fresh start) when the run has committed none.
+     * @throws IllegalStateException when the run committed checkpoints but none can be restored: restarting from
+     *                               scratch would replay output the sinks already have.
      */
     private RestoreSpec latestRestorePoint()
     {
-        final List<CompletedCheckpoint> completed = new ArrayList<>(earlierCheckpoints);
-        for (int i = completed.size() - 1; i >= 0; i--)
+        final List<Long> ids = new ArrayList<>();
+        try
         {
-            final long id = completed.get(i).checkpointId();
+            for (final long id : storage.checkpointIds())
+            {
+                if (id >= firstCheckpointId)
+                {
+                    ids.add(id);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot list the checkpoints of job '" + jobName + "' in " +
+                storage.describe() + " to restart from: " + ex, ex);
+        }
+        final boolean committedAny = !ids.isEmpty() || !earlierCheckpoints.isEmpty();
+        for (int i = ids.size() - 1; i >= 0; i--)
+        {
+            final long id = ids.get(i);
             try
             {
                 final CheckpointMetadata metadata = storage.load(id);
@@ -181,6 +220,12 @@ public final class JobRun implements JobHandle
                 LOG.log(Level.WARNING, "job '" + jobName + "' cannot restore from checkpoint " + id + " (" +
                     ex.getMessage() + "); trying an older one");
             }
+        }
+        if (committedAny && initialRestore == null)
+        {
+            throw new IllegalStateException("job '" + jobName + "' committed checkpoints, but none of them in " +
+                storage.describe() + " can be restored (missing or corrupt); not restarting from scratch, which " +
+                "would replay output the sinks already received");
         }
         return initialRestore;
     }

@@ -182,6 +182,15 @@ abstract class Task implements Runnable, BackPressure
         while ((outcome = mailbox.poll()) != null)
         {
             final long id = outcome;
+            if (id < 0)
+            {
+                onCheckpointAborted(-id);
+                if (snapshot != null && snapshot.checkpointId == -id)
+                {
+                    snapshot.release();
+                    snapshot = null;
+                }
+            }
             for (final StreamOperator operator : chain)
             {
                 try
@@ -205,6 +214,16 @@ abstract class Task implements Runnable, BackPressure
 
     /** Called on the task thread before operators are opened. */
     void onStart()
+    {
+    }
+
+    /**
+     * The coordinator aborted a checkpoint (expired, declined elsewhere, subsumed): undo any alignment or recording
+     * still held for it. Task thread.
+     *
+     * @param checkpointId the checkpoint.
+     */
+    void onCheckpointAborted(final long checkpointId)
     {
     }
 
@@ -267,9 +286,10 @@ abstract class Task implements Runnable, BackPressure
             {
                 operator.onBarrier(checkpointId);
                 final io.ringflow.state.keyed.KeyedStateStore keyed = runtimes[i].keyedStateStore();
-                if (keyed != null && keyed.entryCount() > 0)
+                final long entries = keyed == null ? 0 : keyed.entryCount();
+                if (entries > 0)
                 {
-                    taken.keyed(i, keyed.snapshot(checkpointId));
+                    taken.keyed(i, keyed.snapshot(checkpointId), entries);
                 }
                 final OperatorStateStore operatorState = runtimes[i].operatorStateStore();
                 if (operatorState != null && !operatorState.isEmpty())

@@ -25,6 +25,7 @@ final class TaskSnapshot
     private final byte[][] operatorState;
     private byte[] channelState;
     private long inFlightRecords;
+    private long keyedEntries;
 
     TaskSnapshot(final long checkpointId, final int chainLength, final OperatorRuntime[] operators)
     {
@@ -34,9 +35,29 @@ final class TaskSnapshot
         this.operatorState = new byte[chainLength][];
     }
 
-    void keyed(final int operator, final KeyedStateSnapshot snapshot)
+    /**
+     * @param operator index in the chain.
+     * @param snapshot the asynchronous part of its keyed snapshot.
+     * @param entries  how many entries it holds.
+     */
+    void keyed(final int operator, final KeyedStateSnapshot snapshot, final long entries)
     {
         keyed[operator] = snapshot;
+        keyedEntries += entries;
+    }
+
+    /**
+     * @return whether writing it is cheap enough for the task thread when the storage is in memory: a few thousand
+     *     entries, a few hundred kilobytes.
+     */
+    boolean isSmall()
+    {
+        long bytes = channelState == null ? 0 : channelState.length;
+        for (final byte[] state : operatorState)
+        {
+            bytes += state == null ? 0 : state.length;
+        }
+        return keyedEntries <= 4_096 && bytes <= 256 * 1024;
     }
 
     void operatorState(final int operator, final byte[] bytes)

@@ -181,6 +181,48 @@ class RecoveryTest
     }
 
     @Test
+    void theChronicleBackendRestoresAHeapCheckpointAndRecoversFromItsOwn(@TempDir final Path dir) throws Exception
+    {
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
+        final CountingJob first = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retainOnCancel(true).build())
+            .build());
+        first.build(env, 2);
+        final long checkpointId;
+        try (JobHandle handle = env.execute("recovery-heap"))
+        {
+            first.source.openUpTo(4_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 4_000);
+            checkpointId = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId();
+        }
+
+        final CountingJob second = new CountingJob(KEYS);
+        final JobEnvironment chronicle = JobEnvironment.create(JobConfig.builder()
+            .stateBackend(io.ringflow.engine.api.StateBackendKind.CHRONICLE)
+            .restoreFrom(dir.resolve("chk-" + checkpointId))
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).build())
+            .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+            .build());
+        second.build(chronicle, 2);
+        try (JobHandle handle = chronicle.execute("recovery-chronicle"))
+        {
+            second.source.openUpTo(6_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> second.sinkCountsAreExactFor(6_000));
+            final CompletedCheckpoint own = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            assertThat(own.sourcePositions().get("numbers")).containsExactly(6_000L);
+            second.armed.set(true);
+            second.source.openUpTo(8_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.restartCount() == 1 &&
+                handle.status() == JobStatus.RUNNING);
+            second.source.finishAt(10_000);
+            TestJobs.awaitFinished(handle);
+        }
+        assertThat(second.sinkCountsAreExactFor(10_000)).as("counts per key %s", second.sinkCounts).isTrue();
+        assertThat(second.processedAtClose.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(10_000);
+    }
+
+    @Test
     void stateOfAnOperatorTheJobNoLongerHasRefusesTheRestoreUnlessAllowed(@TempDir final Path dir) throws Exception
     {
         final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);

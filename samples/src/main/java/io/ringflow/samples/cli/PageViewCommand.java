@@ -110,9 +110,42 @@ public final class PageViewCommand implements Callable<Integer>
     private long seconds;
 
     @Option(names = "--checkpoint-interval", paramLabel = "MS", defaultValue = "0",
-        description = "Take an aligned checkpoint every MS milliseconds (kept in memory) and print a line for the " +
-            "newest one each second; 0 = no checkpoints.")
+        description = "Take a checkpoint every MS milliseconds (in memory unless --checkpoint-dir) and print a line " +
+            "for the newest one each second; 0 = no checkpoints.")
     private long checkpointIntervalMs;
+
+    @Option(names = "--checkpoint-mode", paramLabel = "MODE", defaultValue = "aligned",
+        description = "How barriers are handled: aligned (exactly-once, channels block until every barrier is in), " +
+            "unaligned (exactly-once, barriers overtake queued records, which are stored as channel state) or " +
+            "at-least-once (nothing blocks; replays may duplicate).")
+    private String checkpointMode;
+
+    @Option(names = "--aligned-timeout", paramLabel = "MS", defaultValue = "0",
+        description = "With --checkpoint-mode aligned: switch a checkpoint to unaligned when its alignment takes " +
+            "longer than MS milliseconds; 0 = never.")
+    private long alignedTimeoutMs;
+
+    @Option(names = "--checkpoint-dir", paramLabel = "DIR",
+        description = "Commit checkpoints durably to DIR (chk-<n>/_metadata and state files, fsynced) instead of " +
+            "memory; they are kept when the job is cancelled, to restart from with -s.")
+    private java.nio.file.Path checkpointDir;
+
+    @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "DIR",
+        description = "Start from a checkpoint folder (DIR/chk-<n>): the source resumes at its position and the " +
+            "counts continue from its state.")
+    private java.nio.file.Path fromCheckpoint;
+
+    @Option(names = "--allow-non-restored-state", defaultValue = "false",
+        description = "With -s: start even if the checkpoint holds state of operators this job does not have.")
+    private boolean allowNonRestoredState;
+
+    @Option(names = "--state-backend", paramLabel = "BACKEND", defaultValue = "heap",
+        description = "Where the per-app counts live: heap (fastest) or chronicle (off-heap Chronicle Map).")
+    private String stateBackend;
+
+    @Option(names = "--restarts", paramLabel = "N", defaultValue = "0",
+        description = "Restart a failed job up to N times, from its latest checkpoint, 100 ms after each failure.")
+    private int restarts;
 
     @Option(names = "--quiet-totals", defaultValue = "false",
         description = "With more than " + ALL_TOTALS_UP_TO + " apps, print the first " + QUIET_TOTALS_SHOWN +
@@ -138,9 +171,7 @@ public final class PageViewCommand implements Callable<Integer>
                 "--checkpoint-interval must be 0 (off) or a positive number of milliseconds, was " +
                     checkpointIntervalMs);
         }
-        final JobConfig config = checkpointIntervalMs == 0 ? PageViewCount.jobConfig(options) :
-            PageViewCount.jobConfig(options).toBuilder()
-                .checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs)).build()).build();
+        final JobConfig config = faultToleranceConfig(PageViewCount.jobConfig(options).toBuilder());
         final JobEnvironment env = JobEnvironment.create(config);
         final PageViewCount job = PageViewCount.build(env, options);
         printHeader(out, options);
@@ -177,6 +208,71 @@ public final class PageViewCommand implements Callable<Integer>
                 // The hook is running: it waits for `reported`, then lets the JVM exit.
             }
         }
+    }
+
+    /** Applies the checkpoint, restore, state and restart options; any invalid one is a usage error. */
+    private JobConfig faultToleranceConfig(final JobConfig.Builder config)
+    {
+        final String mode = checkpointMode.toLowerCase(Locale.ROOT);
+        if (!java.util.List.of("aligned", "unaligned", "at-least-once").contains(mode))
+        {
+            throw invalid("--checkpoint-mode must be aligned, unaligned or at-least-once, was " + checkpointMode);
+        }
+        if (alignedTimeoutMs < 0 || (alignedTimeoutMs > 0 && !"aligned".equals(mode)))
+        {
+            throw invalid("--aligned-timeout must be 0 or a positive number of milliseconds, and only goes with " +
+                "--checkpoint-mode aligned; was " + alignedTimeoutMs + " with " + mode);
+        }
+        final boolean checkpointOptions = !"aligned".equals(mode) || alignedTimeoutMs > 0 || checkpointDir != null;
+        if (checkpointIntervalMs == 0 && checkpointOptions)
+        {
+            throw invalid("--checkpoint-mode, --aligned-timeout and --checkpoint-dir need --checkpoint-interval");
+        }
+        if (allowNonRestoredState && fromCheckpoint == null)
+        {
+            throw invalid("--allow-non-restored-state only goes with -s/--from-checkpoint");
+        }
+        if (restarts < 0)
+        {
+            throw invalid("--restarts must be >= 0, was " + restarts);
+        }
+        final String backend = stateBackend.toLowerCase(Locale.ROOT);
+        if (!"heap".equals(backend) && !"chronicle".equals(backend))
+        {
+            throw invalid("--state-backend must be heap or chronicle, was " + stateBackend);
+        }
+        if (checkpointIntervalMs > 0)
+        {
+            final CheckpointConfig.Builder checkpoints = CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
+                .unaligned("unaligned".equals(mode));
+            if (alignedTimeoutMs > 0)
+            {
+                checkpoints.alignedTimeout(Duration.ofMillis(alignedTimeoutMs));
+            }
+            if (checkpointDir != null)
+            {
+                try
+                {
+                    checkpoints.storage(new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(checkpointDir))
+                        .retainOnCancel(true);
+                }
+                catch (final java.io.IOException ex)
+                {
+                    throw invalid("--checkpoint-dir " + checkpointDir + " cannot be used: " + ex.getMessage());
+                }
+            }
+            config.checkpointing(checkpoints.build()).checkpointingMode("at-least-once".equals(mode) ?
+                io.ringflow.engine.checkpoint.CheckpointingMode.AT_LEAST_ONCE :
+                io.ringflow.engine.checkpoint.CheckpointingMode.EXACTLY_ONCE);
+        }
+        return config
+            .restoreFrom(fromCheckpoint)
+            .allowNonRestoredState(allowNonRestoredState)
+            .stateBackend("chronicle".equals(backend) ? io.ringflow.engine.api.StateBackendKind.CHRONICLE :
+                io.ringflow.engine.api.StateBackendKind.HEAP)
+            .restartStrategy(restarts == 0 ? io.ringflow.engine.api.RestartStrategy.none() :
+                io.ringflow.engine.api.RestartStrategy.fixedDelay(restarts, Duration.ofMillis(100)))
+            .build();
     }
 
     private PageViewCount.Options validatedOptions()

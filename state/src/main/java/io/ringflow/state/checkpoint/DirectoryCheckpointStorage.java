@@ -253,7 +253,13 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         {
             throw new CorruptCheckpointException(file.toString(), "missing (the checkpoint never committed)");
         }
-        return MetadataFormat.decode(bytes, file.toString());
+        final CheckpointMetadata metadata = MetadataFormat.decode(bytes, file.toString());
+        if (metadata.checkpointId() != checkpointId)
+        {
+            throw new CorruptCheckpointException(file.toString(), "it describes checkpoint " +
+                metadata.checkpointId() + ", not " + checkpointId + " (a folder copied or renamed by hand?)");
+        }
+        return metadata;
     }
 
     private static void fsyncDirectory(final Path folder)
