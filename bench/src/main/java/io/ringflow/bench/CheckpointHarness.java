@@ -89,6 +89,10 @@ public final class CheckpointHarness
     private Path chart;
     private int latencyCheckpoints = 200;
     private boolean quick;
+    private int[] depths = {1, 3, 5};
+    private int[] fanIns = {1, 2, 4};
+    private String[] loads = {"IDLE", "SATURATED"};
+    private Barriers[] barrierModes = Barriers.values();
 
     private CheckpointHarness(final PrintStream out)
     {
@@ -131,6 +135,13 @@ public final class CheckpointHarness
                 case "--chart" -> harness.chart = Path.of(args[++i]);
                 case "--latency-checkpoints" -> harness.latencyCheckpoints = Integer.parseInt(args[++i]);
                 case "--quick" -> harness.quick = true;
+                case "--depths" -> harness.depths = Arrays.stream(args[++i].split(","))
+                    .mapToInt(Integer::parseInt).toArray();
+                case "--fan-ins" -> harness.fanIns = Arrays.stream(args[++i].split(","))
+                    .mapToInt(Integer::parseInt).toArray();
+                case "--loads" -> harness.loads = args[++i].split(",");
+                case "--barriers" -> harness.barrierModes = Arrays.stream(args[++i].split(","))
+                    .map(Barriers::valueOf).toArray(Barriers[]::new);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -318,16 +329,16 @@ public final class CheckpointHarness
         out.printf(Locale.ROOT, "%nBarrier latency: %d checkpoints per configuration%n", latencyCheckpoints);
         out.printf(Locale.ROOT, "%-13s %5s %6s %-9s %12s %12s %12s %12s %12s%n", "barriers", "depth", "fan-in",
             "load", "sinks p50", "sinks p99", "done p50", "done p99", "per hop p50");
-        final int[] depths = quick ? new int[] {1} : new int[] {1, 3, 5};
-        final int[] fanIns = quick ? new int[] {2} : new int[] {1, 2, 4};
-        final String[] loads = quick ? new String[] {"IDLE"} : new String[] {"IDLE", "SATURATED"};
-        for (final String load : loads)
+        final int[] depthList = quick ? new int[] {1} : depths;
+        final int[] fanInList = quick ? new int[] {2} : fanIns;
+        final String[] loadList = quick ? new String[] {"IDLE"} : loads;
+        for (final String load : loadList)
         {
-            for (final Barriers barriers : Barriers.values())
+            for (final Barriers barriers : barrierModes)
             {
-                for (final int depth : depths)
+                for (final int depth : depthList)
                 {
-                    for (final int fanIn : fanIns)
+                    for (final int fanIn : fanInList)
                     {
                         latencyRun(barriers, depth, fanIn, load);
                     }
@@ -353,37 +364,37 @@ public final class CheckpointHarness
         final Histogram perHop = new Histogram(3);
         try (JobHandle job = env.execute("barrier-latency"))
         {
-            final JobExecution attempt = ((JobRun)job).currentAttempt();
             final int warmup = quick ? 2 : latencyCheckpoints / 4;
             final int count = quick ? 5 : latencyCheckpoints;
             for (int i = -warmup; i < count; i++)
             {
-                final long start = System.nanoTime();
-                final var future = job.triggerCheckpoint();
-                final long id = attempt.completedCheckpoints().isEmpty() ? -1 :
-                    attempt.completedCheckpoints().get(attempt.completedCheckpoints().size() - 1).checkpointId() + 1;
-                while (!future.isDone() && (id < 0 || !attempt.barrierReachedAllSinks(id)))
-                {
-                    Thread.onSpinWait();
-                }
-                final long atSinks = System.nanoTime() - start;
-                final CompletedCheckpoint completed = future.get(2, TimeUnit.MINUTES);
+                // parks until done: a spinning caller would take one of the two cores from the tasks it measures
+                final CompletedCheckpoint completed = job.triggerCheckpoint().get(2, TimeUnit.MINUTES);
                 checkPositions(completed);
                 if (i < 0)
                 {
                     continue;
                 }
-                sinks.recordValue(Math.min(atSinks, completed.durationNanos()));
                 done.recordValue(completed.durationNanos());
                 long lastDelay = 0;
+                long sourceDelay = 0;
+                long atSinks = 0;
                 for (final SubtaskCheckpointStats task : completed.subtasks())
                 {
                     if (task.task().startsWith("map-" + depth))
                     {
+                        // the last task (the sink is chained to it): its snapshot done and acknowledged
                         lastDelay = Math.max(lastDelay, task.startDelayNanos());
+                        atSinks = Math.max(atSinks, task.acknowledgedAfterNanos());
+                    }
+                    else if (task.task().startsWith("numbers"))
+                    {
+                        sourceDelay = Math.max(sourceDelay, task.startDelayNanos());
                     }
                 }
-                perHop.recordValue(lastDelay / depth);
+                // the barrier's own travel: from the (last) source's injection to the last map
+                perHop.recordValue(Math.max(0, lastDelay - sourceDelay) / depth);
+                sinks.recordValue(atSinks);
             }
             if (job.status() != JobStatus.RUNNING)
             {

@@ -4,6 +4,8 @@ import io.ringflow.bench.PageViews.CountPerApp;
 import io.ringflow.bench.PageViews.PageView;
 import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.StateBackendKind;
+import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.checkpoint.CheckpointingMode;
 import java.time.Duration;
@@ -108,6 +110,14 @@ public class PageViewThroughputBenchmark
     @Param({"EXACTLY_ONCE"})
     public CheckpointingMode checkpointingMode;
 
+    /** Whether checkpoints are unaligned (needs EXACTLY_ONCE). */
+    @Param({"false"})
+    public boolean unaligned;
+
+    /** Where the per-app counts live. */
+    @Param({"HEAP"})
+    public StateBackendKind stateBackend;
+
     /** Page views per invocation; must equal JMH's operations per invocation. */
     @Param({"" + DEFAULT_RECORDS})
     public int records;
@@ -126,11 +136,13 @@ public class PageViewThroughputBenchmark
             .defaultParallelism(1)
             .chaining(chaining)
             .idleStrategy(idleStrategy)
-            .checkpointingMode(checkpointingMode);
+            .checkpointingMode(checkpointingMode)
+            .stateBackend(stateBackend)
+            .chronicleState(ChronicleStateConfig.defaults().withExpectedEntriesPerState(Math.max(1_000, keys)));
         if (checkpointIntervalMs > 0)
         {
             builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
-                .retained(Integer.MAX_VALUE).build());
+                .unaligned(unaligned).retained(3).build());
         }
         config = builder.build();
         generator = PageViews.generator(keys);
