@@ -427,7 +427,7 @@ public final class PageViewCommand implements Callable<Integer>
             return 1;
         }
 
-        final PageViewCount.Result result = job.result();
+        final PageViewCount.Result result = job.result(fromCheckpoint != null);
         final double elapsedSeconds = elapsedNanos / 1e9;
         final String us = microsLabel();
         out.println();

@@ -49,6 +49,41 @@ class RingflowCommandTest
     }
 
     @Test
+    void aRunRestoredFromAnUnalignedCheckpointInADirectoryEndsWithExactTotals(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final int first = run("page-view", "--events", "300000", "--apps", "10", "--checkpoint-interval", "1",
+            "--checkpoint-mode", "unaligned", "--checkpoint-dir", dir.toString(), "--state-backend", "chronicle");
+        assertThat(first).as("exit code; stderr: %s", err).isZero();
+        final java.util.List<java.nio.file.Path> checkpoints;
+        try (java.util.stream.Stream<java.nio.file.Path> folders = java.nio.file.Files.list(dir))
+        {
+            checkpoints = folders.filter(folder -> java.nio.file.Files.exists(folder.resolve("_metadata")))
+                .sorted().toList();
+        }
+        assertThat(checkpoints).isNotEmpty();
+        out.getBuffer().setLength(0);
+
+        final int restored = run("page-view", "--events", "300000", "--apps", "10", "-s",
+            checkpoints.get(0).toString());
+        assertThat(restored).as("exit code; stderr: %s", err).isZero();
+        assertThat(out.toString()).contains("verified: totals equal generated events per app");
+    }
+
+    @Test
+    void inconsistentFaultToleranceOptionsAreUsageErrors()
+    {
+        assertThat(run("page-view", "--checkpoint-mode", "unaligned")).isEqualTo(2);
+        assertThat(err.toString()).contains("need --checkpoint-interval");
+        assertThat(run("page-view", "--checkpoint-interval", "10", "--checkpoint-mode", "sideways")).isEqualTo(2);
+        assertThat(err.toString()).contains("--checkpoint-mode must be aligned, unaligned or at-least-once");
+        assertThat(run("page-view", "--allow-non-restored-state")).isEqualTo(2);
+        assertThat(err.toString()).contains("only goes with -s/--from-checkpoint");
+        assertThat(run("page-view", "--state-backend", "rocksdb")).isEqualTo(2);
+        assertThat(err.toString()).contains("--state-backend must be heap or chronicle");
+    }
+
+    @Test
     void pageViewWithParallelismAndQuietTotalsPrintsASummaryOfTheTotals()
     {
         final int exitCode = run("page-view", "--events", "100_000", "--apps", "1k", "-p", "2", "--idle", "BLOCK",
