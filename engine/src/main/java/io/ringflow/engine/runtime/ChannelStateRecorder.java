@@ -15,7 +15,8 @@ import java.util.Arrays;
  *
  * <pre>
  *   magic "RFCS" (int) | version (int) | channel count (int)
- *   per channel: record count (int) | per record: length (int) | bytes
+ *   per channel: input index (int: 0, or 1 for a two-input operator's second input) | record count (int)
+ *                per record: length (int) | bytes
  * </pre>
  *
  * All integers big-endian. Thread contract: the task thread.
@@ -26,14 +27,17 @@ final class ChannelStateRecorder
     static final int VERSION = 1;
 
     final long checkpointId;
+    private final int[] inputIndexes;
     private final ExpandableArrayBuffer[] buffers;
     private final int[] lengths;
     private final int[] counts;
     private long records;
 
-    ChannelStateRecorder(final long checkpointId, final int channels)
+    ChannelStateRecorder(final long checkpointId, final int[] inputIndexes)
     {
         this.checkpointId = checkpointId;
+        this.inputIndexes = inputIndexes;
+        final int channels = inputIndexes.length;
         this.buffers = new ExpandableArrayBuffer[channels];
         this.lengths = new int[channels];
         this.counts = new int[channels];
@@ -73,7 +77,7 @@ final class ChannelStateRecorder
         int total = 12;
         for (int c = 0; c < buffers.length; c++)
         {
-            total += 4 + lengths[c];
+            total += 8 + lengths[c];
         }
         final UnsafeBuffer out = new UnsafeBuffer(new byte[total]);
         out.putInt(0, MAGIC, ByteOrder.BIG_ENDIAN);
@@ -82,8 +86,9 @@ final class ChannelStateRecorder
         int at = 12;
         for (int c = 0; c < buffers.length; c++)
         {
-            out.putInt(at, counts[c], ByteOrder.BIG_ENDIAN);
-            at += 4;
+            out.putInt(at, inputIndexes[c], ByteOrder.BIG_ENDIAN);
+            out.putInt(at + 4, counts[c], ByteOrder.BIG_ENDIAN);
+            at += 8;
             if (lengths[c] > 0)
             {
                 out.putBytes(at, buffers[c], 0, lengths[c]);
@@ -114,31 +119,15 @@ final class ChannelStateRecorder
      * @param channels how many input channels the restoring task has: must match.
      * @param visitor  receives the records.
      */
-    static void replay(final byte[] data, final String file, final int channels, final RecordVisitor visitor)
+    static void replay(final byte[] data, final String file, final int[] inputIndexes, final RecordVisitor visitor)
     {
+        checkLayout(data, file, inputIndexes);
         final UnsafeBuffer in = new UnsafeBuffer(data);
-        if (data.length < 12 || in.getInt(0, ByteOrder.BIG_ENDIAN) != MAGIC)
-        {
-            throw new CorruptCheckpointException(file, "not a Ringflow channel state file");
-        }
-        final int version = in.getInt(4, ByteOrder.BIG_ENDIAN);
-        if (version != VERSION)
-        {
-            throw new CorruptCheckpointException(file, "channel state format version " + version +
-                ", this build reads " + VERSION);
-        }
-        final int stored = in.getInt(8, ByteOrder.BIG_ENDIAN);
-        if (stored != channels)
-        {
-            throw new IllegalStateException("channel state " + file + " holds " + stored + " input channels, the " +
-                "task now has " + channels + ": in-flight records of an unaligned checkpoint can only be restored " +
-                "with the same parallelism upstream and here");
-        }
         int at = 12;
-        for (int c = 0; c < stored; c++)
+        for (int c = 0; c < inputIndexes.length; c++)
         {
-            final int count = readInt(in, at, file);
-            at += 4;
+            final int count = readInt(in, at + 4, file);
+            at += 8;
             for (int r = 0; r < count; r++)
             {
                 final int length = readInt(in, at, file);
@@ -153,6 +142,60 @@ final class ChannelStateRecorder
         if (at != data.length)
         {
             throw new CorruptCheckpointException(file, (data.length - at) + " unexpected bytes at the end");
+        }
+    }
+
+    /**
+     * Checks, before a task is started, that a channel state fits the task restoring it: same number of input
+     * channels, each feeding the same input of the operator.
+     *
+     * @param data         the encoded state, already checked against its handle.
+     * @param file         its name, for errors.
+     * @param inputIndexes per input channel of the restoring task, the operator input it feeds.
+     * @throws CorruptCheckpointException when the file is not a channel state.
+     * @throws IllegalStateException      when it was taken with another channel layout.
+     */
+    static void checkLayout(final byte[] data, final String file, final int[] inputIndexes)
+    {
+        final UnsafeBuffer in = new UnsafeBuffer(data);
+        if (data.length < 12 || in.getInt(0, ByteOrder.BIG_ENDIAN) != MAGIC)
+        {
+            throw new CorruptCheckpointException(file, "not a Ringflow channel state file");
+        }
+        final int version = in.getInt(4, ByteOrder.BIG_ENDIAN);
+        if (version != VERSION)
+        {
+            throw new CorruptCheckpointException(file, "channel state format version " + version +
+                ", this build reads " + VERSION);
+        }
+        final int stored = in.getInt(8, ByteOrder.BIG_ENDIAN);
+        if (stored != inputIndexes.length)
+        {
+            throw new IllegalStateException("channel state " + file + " holds " + stored + " input channels, the " +
+                "task now has " + inputIndexes.length + ": in-flight records of an unaligned checkpoint can only be " +
+                "restored with the same parallelism upstream and here");
+        }
+        int at = 12;
+        for (int c = 0; c < stored; c++)
+        {
+            final int input = readInt(in, at, file);
+            if (input != inputIndexes[c])
+            {
+                throw new IllegalStateException("channel state " + file + " has channel " + c + " feeding input " +
+                    input + ", the task now feeds input " + inputIndexes[c] + " from it: the job's inputs changed " +
+                    "since the unaligned checkpoint");
+            }
+            final int count = readInt(in, at + 4, file);
+            at += 8;
+            for (int r = 0; r < count; r++)
+            {
+                final int length = readInt(in, at, file);
+                if (length < 0 || at + 4L + length > data.length)
+                {
+                    throw new CorruptCheckpointException(file, "record length " + length + " at offset " + at);
+                }
+                at += 4 + length;
+            }
         }
     }
 

@@ -304,7 +304,7 @@ public final class Deployer
             operators.get(node).setup(runtime, output);
             if (restorer != null)
             {
-                restorer.restore(node, subtask, keyedStore, operatorStore, operators.get(node));
+                restorer.restore(node, subtask, keyedStore, operatorStore, operators.get(node), node == head);
             }
         }
 

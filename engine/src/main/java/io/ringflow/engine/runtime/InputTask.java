@@ -98,8 +98,20 @@ final class InputTask extends Task
         announceBarriers(barrierOptions.unaligned());
     }
 
+    /** @return per input channel, the operator input it feeds. */
+    int[] inputIndexes()
+    {
+        final int[] indexes = new int[inputs.length];
+        for (int i = 0; i < inputs.length; i++)
+        {
+            indexes[i] = inputs[i].inputIndex;
+        }
+        return indexes;
+    }
+
     /**
-     * @param bytes the channel state this task's subtask stored in the checkpoint being restored.
+     * @param bytes the channel state this task's subtask stored in the checkpoint being restored, its layout already
+     *              checked against this task's channels.
      * @param file  its name, for errors.
      */
     void restoreChannelState(final byte[] bytes, final String file)
@@ -126,7 +138,7 @@ final class InputTask extends Task
         }
         final byte[] state = restoredChannelState;
         restoredChannelState = null;
-        ChannelStateRecorder.replay(state, restoredChannelStateFile, inputs.length,
+        ChannelStateRecorder.replay(state, restoredChannelStateFile, inputIndexes(),
             (channel, bytes, offset, length) -> inputs[channel].process(bytes, offset, length));
     }
 
@@ -316,7 +328,7 @@ final class InputTask extends Task
             snapshotChain(barrier.checkpointId());
             if (unaligned)
             {
-                recorder = new ChannelStateRecorder(barrier.checkpointId(), inputs.length);
+                recorder = new ChannelStateRecorder(barrier.checkpointId(), inputIndexes());
                 if (announcingChannel >= 0)
                 {
                     final InputChannel input = inputs[announcingChannel];

@@ -72,8 +72,16 @@ final class StateRestorer
      * @param operator      the operator.
      */
     void restore(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
-        final OperatorStateStore operatorStore, final StreamOperator operator)
+        final OperatorStateStore operatorStore, final StreamOperator operator, final boolean chainHead)
     {
+        final OperatorState withChannels = checkpoint.operators().get(node.uid());
+        if (!chainHead && withChannels != null && withChannels.subtasks().stream().anyMatch(s -> s.channels() != null))
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds in-flight records " +
+                "of " + node.describe() + ", which is now chained behind another operator and has no input " +
+                "channels to replay them into: keep the chaining as it was (disableChaining) or restore from an " +
+                "aligned checkpoint");
+        }
         final List<Long> positions = checkpoint.sourcePositions().get(node.uid());
         if (positions != null && operator instanceof SourceOperator)
         {
@@ -119,7 +127,17 @@ final class StateRestorer
         final StateHandle handle = state.subtasks().get(subtask).channels();
         if (handle != null)
         {
-            task.restoreChannelState(read(handle), handle.name());
+            final byte[] bytes = read(handle);
+            try
+            {
+                ChannelStateRecorder.checkLayout(bytes, handle.name(), task.inputIndexes());
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw new InvalidJobException("cannot restore checkpoint " + checkpoint.checkpointId() + " into " +
+                    head.describe() + " subtask " + subtask + ": " + ex.getMessage(), ex);
+            }
+            task.restoreChannelState(bytes, handle.name());
         }
     }
 
