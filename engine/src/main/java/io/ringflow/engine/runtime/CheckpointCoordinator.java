@@ -2,44 +2,37 @@ package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.CompletedCheckpoint;
-import io.ringflow.engine.api.SubtaskCheckpointStats;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
-import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
-import io.ringflow.state.checkpoint.OperatorState;
-import io.ringflow.state.checkpoint.SubtaskState;
 
 import java.io.IOException;
-
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Triggers checkpoints, tracks the pending ones and completes them when every task has acknowledged (a finished
- * task counts as having acknowledged every later checkpoint: END_OF_INPUT stands for its barriers).
+ * Triggers checkpoints, tracks the pending ones and completes them when every task has acknowledged (a finished task
+ * counts as having acknowledged the checkpoints it did not take part in: its END_OF_INPUT stands for their barriers).
+ * Its parts: {@link PeriodicTrigger} (the timer), {@link PendingCheckpoint} (one checkpoint's acknowledgements, its
+ * metadata and statistics), {@link CheckpointCommitter} (storage: commits, deletions of aborted checkpoints). This
+ * class holds the protocol between them: registration, acknowledgement, decline, abort, expiry, subsumption,
+ * tolerable failures and the history of completed checkpoints.
  *
  * <p>Thread contract: triggers come from the timer thread or a caller of {@code triggerCheckpoint}; acknowledgements
- * and finishes from task threads and the snapshot flusher. A complete checkpoint is committed on the I/O thread for
- * durable storage, on the acknowledging thread (outside the lock) for in-memory storage; its future completes on
- * that thread, so callers chain heavy work with the {@code *Async} methods. All state is guarded by one lock, taken a few times per checkpoint per task,
- * never per record. Completion and abort notifications go to each task's mailbox; tasks run them on their own
- * thread.
+ * and finishes from task threads and the snapshot flusher. All state is guarded by one lock, taken a few times per
+ * checkpoint per task, never per record; storage work and notifications happen outside it. A complete checkpoint is
+ * committed on the committer's I/O thread for durable storage, on the acknowledging thread for in-memory storage; its
+ * future completes on that thread, so callers chain heavy work with the {@code *Async} methods. Completion and abort
+ * notifications go to each task's mailbox; tasks run them on their own thread.
  *
  * <p>Order of a checkpoint: the pending checkpoint is registered before its barrier is requested (so no
- * acknowledgement can arrive before it exists); on completion every older pending checkpoint is aborted as
- * subsumed; a checkpoint pending longer than the timeout is aborted, and more consecutive failures than tolerated
- * fail the job.
+ * acknowledgement can arrive before it exists); once its metadata is stored it is complete, and every older pending
+ * checkpoint is aborted as subsumed; a checkpoint pending longer than the timeout is aborted, and more consecutive
+ * failures than tolerated fail the job.
  */
 final class CheckpointCoordinator
 {
@@ -47,19 +40,17 @@ final class CheckpointCoordinator
 
     private final JobExecution execution;
     private final CheckpointConfig config;
+    private final CheckpointCommitter committer;
     private final Object lock = new Object();
-    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
-    private final CheckpointStorage storage;
     private final int retained;
     private final int tolerableFailures;
-    /** Commits metadata, one checkpoint at a time in order; a daemon thread, so never a task thread. */
-    private final ExecutorService io;
-    private ScheduledExecutorService timer;
+    private PeriodicTrigger timer;
     private List<Task> tasks;
     private boolean[] finished;
     private long[] finishedPositions;
-    private long nextCheckpointId = 1;
+    private long nextCheckpointId;
     private long lastCompletionNanos = Long.MIN_VALUE;
     private int consecutiveFailures;
     private boolean stopped;
@@ -76,15 +67,9 @@ final class CheckpointCoordinator
         this.execution = execution;
         this.nextCheckpointId = firstCheckpoint;
         this.config = config;
-        this.storage = storage;
         this.retained = config != null ? config.retained() : 1;
         this.tolerableFailures = config != null ? config.tolerableFailures() : Integer.MAX_VALUE;
-        this.io = Executors.newSingleThreadExecutor(runnable ->
-        {
-            final Thread thread = new Thread(runnable, "ringflow-checkpoint-io-" + execution.jobName());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.committer = new CheckpointCommitter(execution.jobName(), storage, retained);
     }
 
     /** Called once, after every task is known and before the threads start. */
@@ -95,21 +80,14 @@ final class CheckpointCoordinator
         finishedPositions = new long[tasks.size()];
         if (config != null)
         {
-            timer = Executors.newSingleThreadScheduledExecutor(runnable ->
-            {
-                final Thread thread = new Thread(runnable, "ringflow-checkpoint-timer-" + execution.jobName());
-                thread.setDaemon(true);
-                return thread;
-            });
-            final long interval = config.interval().toNanos();
-            timer.scheduleAtFixedRate(this::tick, interval, interval, TimeUnit.NANOSECONDS);
+            timer = new PeriodicTrigger(execution.jobName(), config.interval(), this::tick);
         }
     }
 
     /** Stops triggering; pending checkpoints and waiting callers are aborted. Any thread; idempotent. */
     void stop()
     {
-        final List<Pending> aborted;
+        final List<PendingCheckpoint> aborted;
         synchronized (lock)
         {
             if (stopped)
@@ -122,46 +100,24 @@ final class CheckpointCoordinator
         }
         if (timer != null)
         {
-            timer.shutdownNow();
+            timer.stop();
         }
-        io.shutdown();
-        for (final Pending p : aborted)
+        committer.shutdown();
+        for (final PendingCheckpoint p : aborted)
         {
             p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " aborted: the job stopped"));
         }
     }
 
     /**
-     * The job has terminated: a cancelled job that does not retain its checkpoints deletes them, after any commit
-     * still running. Called once, by the job's monitor thread, after {@link #stop()}.
+     * The job has terminated: a commit still running finishes, then a cancelled job that does not retain its
+     * checkpoints deletes them. Called once, by the job's monitor thread, after {@link #stop()}.
      *
      * @param cancelled whether the job ended CANCELED.
      */
     void jobTerminated(final boolean cancelled)
     {
-        try
-        {
-            // a commit already running finishes (a checkpoint is stored whole or not at all) before the job is over
-            io.awaitTermination(1, TimeUnit.MINUTES);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return;
-        }
-        if (!cancelled || config == null || config.retainOnCancel())
-        {
-            return;
-        }
-        try
-        {
-            storage.discardAll();
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            LOG.log(Level.WARNING, "could not delete the checkpoints of cancelled job '" + execution.jobName() + "'",
-                ex);
-        }
+        committer.finish(cancelled && config != null && !config.retainOnCancel());
     }
 
     /**
@@ -173,14 +129,14 @@ final class CheckpointCoordinator
     }
 
     /** @return the triggered checkpoint (already aborted when the job has stopped). */
-    Pending trigger()
+    PendingCheckpoint trigger()
     {
-        final Pending p;
+        final PendingCheckpoint p;
         synchronized (lock)
         {
             if (stopped)
             {
-                final Pending refused = new Pending(-1, 0);
+                final PendingCheckpoint refused = new PendingCheckpoint(-1, 0);
                 refused.future.completeExceptionally(new IllegalStateException("the job is not running"));
                 return refused;
             }
@@ -204,7 +160,7 @@ final class CheckpointCoordinator
     {
         synchronized (lock)
         {
-            final Pending p = pending.get(id);
+            final PendingCheckpoint p = pending.get(id);
             return p != null && !p.committing;
         }
     }
@@ -221,11 +177,12 @@ final class CheckpointCoordinator
     /** @return where checkpoints and their state files go. */
     CheckpointStorage storage()
     {
-        return storage;
+        return committer.storage();
     }
 
     /**
-     * A task's snapshot of a checkpoint is complete and durable. Task thread (stateless tasks) or the flusher.
+     * A task's snapshot of a checkpoint is complete and durable. Task thread (stateless tasks, small snapshots) or the
+     * flusher.
      */
     void acknowledge(final Task task, final TaskAcknowledgement ack)
     {
@@ -233,20 +190,17 @@ final class CheckpointCoordinator
         final Runnable commit;
         synchronized (lock)
         {
-            final Pending p = pending.get(ack.checkpointId());
+            final PendingCheckpoint p = pending.get(ack.checkpointId());
             if (p == null || p.committing)
             {
                 return;
             }
-            final int i = task.index();
-            p.acknowledged[i] = true;
-            p.acks[i] = ack;
-            p.acknowledgedAfterNanos[i] = now - p.triggerNanos;
+            p.acknowledge(task.index(), ack, now);
             commit = commitIfCompleteLocked(p);
         }
         if (commit != null)
         {
-            commit.run();
+            committer.run(commit);
         }
     }
 
@@ -256,11 +210,11 @@ final class CheckpointCoordinator
      */
     void abortedByTask(final Task task, final long checkpointId, final String reason)
     {
-        final Pending p;
+        final PendingCheckpoint p;
         synchronized (lock)
         {
             p = pending.get(checkpointId);
-            if (p == null || p.committing || p.acknowledged[task.index()])
+            if (p == null || p.committing || p.isAcknowledgedBy(task.index()))
             {
                 return;
             }
@@ -274,7 +228,7 @@ final class CheckpointCoordinator
      */
     void decline(final Task task, final long checkpointId, final Throwable cause)
     {
-        final Pending p;
+        final PendingCheckpoint p;
         synchronized (lock)
         {
             p = pending.get(checkpointId);
@@ -285,10 +239,10 @@ final class CheckpointCoordinator
         }
         LOG.log(Level.WARNING, "task " + task.name() + " declined checkpoint " + checkpointId + " of job '" +
             execution.jobName() + "'", cause);
-        failed(List.of(p), "declined by task " + task.name() + ": " + cause);
+        failed(List.of(p), "declined by task " + task.name() + ": " + cause, true);
     }
 
-    /** A task reached the end of its input; {@code position} as for {@link #acknowledge}. Task thread. */
+    /** A task reached the end of its input; {@code position} is a source's end position, else -1. The flusher. */
     void taskFinished(final Task task, final long position)
     {
         final List<Runnable> commits = new ArrayList<>();
@@ -296,7 +250,7 @@ final class CheckpointCoordinator
         {
             finished[task.index()] = true;
             finishedPositions[task.index()] = position;
-            for (final Pending p : new ArrayList<>(pending.values()))
+            for (final PendingCheckpoint p : new ArrayList<>(pending.values()))
             {
                 final Runnable commit = commitIfCompleteLocked(p);
                 if (commit != null)
@@ -305,42 +259,22 @@ final class CheckpointCoordinator
                 }
             }
         }
-        commits.forEach(Runnable::run);
+        commits.forEach(committer::run);
     }
 
-    /**
-     * Every task acknowledged: the metadata is committed to storage on the I/O thread (never on a task thread), and
-     * only then is the checkpoint complete. Commits happen in checkpoint order (one I/O thread).
-     */
-    private Runnable commitIfCompleteLocked(final Pending p)
+    /** @return the commit of {@code p} when every task acknowledged or finished, to run outside the lock; or null. */
+    private Runnable commitIfCompleteLocked(final PendingCheckpoint p)
     {
-        if (p.committing || !p.isComplete())
+        if (p.committing || !p.isComplete(finished))
         {
             return null;
         }
         p.committing = true;
-        final CheckpointMetadata metadata = new CheckpointMetadata(p.id, p.triggerMillis, false, positionsOf(p),
-            operatorStatesOf(p));
-        if (storage instanceof InMemoryCheckpointStorage)
-        {
-            // nothing to make durable: commit on the acknowledging thread, after the lock is released, and save a
-            // thread hand-off (on two busy cores, a wake-up can cost a millisecond)
-            return () -> commit(p, metadata);
-        }
-        return () ->
-        {
-            try
-            {
-                io.execute(() -> commit(p, metadata));
-            }
-            catch (final java.util.concurrent.RejectedExecutionException stopped)
-            {
-                // the job stopped while the checkpoint completed: it is not committed
-            }
-        };
+        final CheckpointMetadata metadata = p.metadata(tasks, finishedPositions);
+        return () -> commit(p, metadata);
     }
 
-    private void commit(final Pending p, final CheckpointMetadata metadata)
+    private void commit(final PendingCheckpoint p, final CheckpointMetadata metadata)
     {
         synchronized (lock)
         {
@@ -352,7 +286,7 @@ final class CheckpointCoordinator
         }
         try
         {
-            storage.store(metadata, retained);
+            committer.store(metadata);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -363,28 +297,26 @@ final class CheckpointCoordinator
                 // the commit itself failed: the checkpoint is no longer committing, it failed
                 p.committing = false;
             }
-            failed(List.of(p), "could not be stored: " + ex);
+            failed(List.of(p), "could not be stored: " + ex, true);
             return;
         }
         final List<Long> subsumed = new ArrayList<>();
-        final CompletedCheckpoint done;
+        final CompletedCheckpoint done = p.completed(metadata, tasks);
         final boolean notify;
         synchronized (lock)
         {
             // once stored, the checkpoint is complete even if the job stopped meanwhile (retention may already have
             // deleted its predecessor): a restart must know of it
             notify = pending.remove(p.id) != null && !stopped;
-            for (final Iterator<Pending> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
+            for (final Iterator<PendingCheckpoint> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
             {
-                final Pending older = it.next();
+                final PendingCheckpoint older = it.next();
                 it.remove();
                 subsumed.add(older.id);
-                discardLater(older.id);
+                committer.discardLater(older.id);
                 older.future.completeExceptionally(new IllegalStateException("checkpoint " + older.id +
                     " subsumed by " + p.id));
             }
-            done = new CompletedCheckpoint(p.id, p.triggerMillis, System.nanoTime() - p.triggerNanos,
-                metadata.sourcePositions(), statsOf(p));
             completed.addLast(done);
             while (completed.size() > retained)
             {
@@ -404,95 +336,19 @@ final class CheckpointCoordinator
         p.future.complete(done);
     }
 
-    private List<SubtaskCheckpointStats> statsOf(final Pending p)
-    {
-        final List<SubtaskCheckpointStats> stats = new ArrayList<>(tasks.size());
-        for (int i = 0; i < tasks.size(); i++)
-        {
-            final TaskAcknowledgement ack = p.acks[i];
-            stats.add(ack != null ?
-                new SubtaskCheckpointStats(tasks.get(i).name(), ack.syncNanos(), ack.asyncNanos(),
-                    ack.alignmentNanos(), Math.max(0, ack.firstBarrierNanos() - p.triggerNanos),
-                    p.acknowledgedAfterNanos[i], ack.stateBytes(), ack.inFlightBytes(), ack.inFlightRecords(),
-                    ack.unaligned()) :
-                SubtaskCheckpointStats.finished(tasks.get(i).name()));
-        }
-        return List.copyOf(stats);
-    }
-
-    /** Gathers every operator subtask's state files; operators with no state at all are left out. */
-    private static Map<String, OperatorState> operatorStatesOf(final Pending p)
-    {
-        final Map<String, SubtaskState[]> bySubtask = new TreeMap<>();
-        final Map<String, int[]> shapes = new TreeMap<>();
-        for (final TaskAcknowledgement ack : p.acks)
-        {
-            if (ack == null)
-            {
-                continue;
-            }
-            for (final TaskAcknowledgement.OperatorStateAck state : ack.states())
-            {
-                bySubtask.computeIfAbsent(state.uid(), uid -> new SubtaskState[state.parallelism()])
-                    [state.subtask()] = state.state();
-                shapes.put(state.uid(), new int[] {state.parallelism(), state.maxParallelism()});
-            }
-        }
-        final Map<String, OperatorState> operators = new LinkedHashMap<>();
-        bySubtask.forEach((uid, states) ->
-        {
-            final List<SubtaskState> subtasks = new ArrayList<>(states.length);
-            for (final SubtaskState state : states)
-            {
-                subtasks.add(state == null ? SubtaskState.EMPTY : state);
-            }
-            operators.put(uid, new OperatorState(shapes.get(uid)[0], shapes.get(uid)[1], subtasks));
-        });
-        return operators;
-    }
-
-    private Map<String, List<Long>> positionsOf(final Pending p)
-    {
-        final Map<String, List<Long>> positions = new LinkedHashMap<>();
-        for (int i = 0; i < tasks.size(); i++)
-        {
-            final Task task = tasks.get(i);
-            if (task instanceof SourceTask)
-            {
-                final OperatorRuntime source = task.chain[0].runtime();
-                final List<Long> perSubtask = positions.computeIfAbsent(source.uid(), uid ->
-                {
-                    final List<Long> list = new ArrayList<>();
-                    for (int s = 0; s < source.parallelism(); s++)
-                    {
-                        list.add(-1L);
-                    }
-                    return list;
-                });
-                perSubtask.set(source.subtaskIndex(), p.acks[i] != null ? p.acks[i].position() : finishedPositions[i]);
-            }
-        }
-        return positions;
-    }
-
-    /** Aborts checkpoints that failed; more consecutive failures than tolerated fail the job. */
-    private void failed(final List<Pending> candidates, final String why)
-    {
-        failed(candidates, why, true);
-    }
-
     /**
-     * Aborts checkpoints that will not complete; a commit already running wins over an expiry or decline.
+     * Aborts checkpoints that will not complete; a commit already running wins over an expiry or decline. More
+     * consecutive failures than tolerated fail the job.
      *
      * @param countsAsFailure false for a checkpoint a task dropped because a newer one overtook it (subsumed).
      */
-    private void failed(final List<Pending> candidates, final String why, final boolean countsAsFailure)
+    private void failed(final List<PendingCheckpoint> candidates, final String why, final boolean countsAsFailure)
     {
         final boolean tooMany;
-        final List<Pending> failedCheckpoints = new ArrayList<>();
+        final List<PendingCheckpoint> failedCheckpoints = new ArrayList<>();
         synchronized (lock)
         {
-            for (final Pending p : candidates)
+            for (final PendingCheckpoint p : candidates)
             {
                 if (!p.committing && pending.remove(p.id) != null)
                 {
@@ -505,9 +361,9 @@ final class CheckpointCoordinator
             }
             tooMany = countsAsFailure && !failedCheckpoints.isEmpty() && consecutiveFailures > tolerableFailures;
         }
-        for (final Pending p : failedCheckpoints)
+        for (final PendingCheckpoint p : failedCheckpoints)
         {
-            discardLater(p.id);
+            committer.discardLater(p.id);
             execution.notifyTasksAborted(p.id);
             p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " " + why));
         }
@@ -518,59 +374,30 @@ final class CheckpointCoordinator
         }
     }
 
-    /** Deletes what an aborted checkpoint wrote, on the I/O thread (after any commit before it). */
-    private void discardLater(final long id)
-    {
-        try
-        {
-            io.execute(() ->
-            {
-                try
-                {
-                    storage.discardPending(id);
-                }
-                catch (final IOException | RuntimeException ex)
-                {
-                    LOG.log(Level.WARNING, "could not delete the files of aborted checkpoint " + id, ex);
-                }
-            });
-        }
-        catch (final java.util.concurrent.RejectedExecutionException stopped)
-        {
-            // the job stopped; an aborted checkpoint's folder has no metadata and is never restored from
-        }
-    }
-
+    /** The timer: expires overdue checkpoints, then triggers one if fewer than the maximum are pending. */
     private void tick()
     {
-        try
+        expireOverdue();
+        final PendingCheckpoint p;
+        synchronized (lock)
         {
-            expireOverdue();
-            final Pending p;
-            synchronized (lock)
+            if (stopped || pending.size() >= config.maxConcurrent() || (lastCompletionNanos != Long.MIN_VALUE &&
+                System.nanoTime() - lastCompletionNanos < config.minPause().toNanos()))
             {
-                if (stopped || pending.size() >= config.maxConcurrent() || (lastCompletionNanos != Long.MIN_VALUE &&
-                    System.nanoTime() - lastCompletionNanos < config.minPause().toNanos()))
-                {
-                    return;
-                }
-                p = register();
+                return;
             }
-            execution.requestBarrier(p.id);
+            p = register();
         }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(Level.WARNING, "checkpoint timer of job '" + execution.jobName() + "' failed", ex);
-        }
+        execution.requestBarrier(p.id);
     }
 
     private void expireOverdue()
     {
-        final List<Pending> expired = new ArrayList<>();
+        final List<PendingCheckpoint> expired = new ArrayList<>();
         synchronized (lock)
         {
             final long now = System.nanoTime();
-            for (final Pending p : pending.values())
+            for (final PendingCheckpoint p : pending.values())
             {
                 if (!p.committing && now - p.triggerNanos > config.timeout().toNanos())
                 {
@@ -580,53 +407,14 @@ final class CheckpointCoordinator
         }
         if (!expired.isEmpty())
         {
-            failed(expired, "expired after " + config.timeout());
+            failed(expired, "expired after " + config.timeout(), true);
         }
     }
 
-    private Pending register()
+    private PendingCheckpoint register()
     {
-        final Pending p = new Pending(nextCheckpointId++, tasks.size());
+        final PendingCheckpoint p = new PendingCheckpoint(nextCheckpointId++, tasks.size());
         pending.put(p.id, p);
         return p;
-    }
-
-    /** A triggered checkpoint waiting for acknowledgements. Guarded by the coordinator's lock. */
-    final class Pending
-    {
-        final long id;
-        final long triggerNanos = System.nanoTime();
-        final long triggerMillis = System.currentTimeMillis();
-        final boolean[] acknowledged;
-        /** Every task acknowledged; its metadata is being committed. */
-        boolean committing;
-        final TaskAcknowledgement[] acks;
-        final long[] acknowledgedAfterNanos;
-        final CompletableFuture<CompletedCheckpoint> future = new CompletableFuture<>();
-
-        Pending(final long id, final int taskCount)
-        {
-            this.id = id;
-            this.acknowledged = new boolean[taskCount];
-            this.acks = new TaskAcknowledgement[taskCount];
-            this.acknowledgedAfterNanos = new long[taskCount];
-        }
-
-        long id()
-        {
-            return id;
-        }
-
-        boolean isComplete()
-        {
-            for (int i = 0; i < acknowledged.length; i++)
-            {
-                if (!acknowledged[i] && !finished[i])
-                {
-                    return false;
-                }
-            }
-            return true;
-        }
     }
 }
