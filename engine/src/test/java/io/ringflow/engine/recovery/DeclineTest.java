@@ -66,6 +66,40 @@ class DeclineTest
         assertThat(TestJobs.liveThreadsOf("decline")).isEmpty();
     }
 
+    @Test
+    void aCheckpointDirectoryThatBecomesUnusableDeclinesCheckpointsNamingThePath(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final java.nio.file.Path checkpoints = dir.resolve("checkpoints");
+        final CountingJob job = new CountingJob(5);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1))
+                .storage(new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(checkpoints))
+                .tolerableFailures(1).build())
+            .build());
+        job.build(env, 1);
+        final JobHandle handle = env.execute("unusable-directory");
+        job.source.openUpTo(1_000);
+        Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> job.sinkTotal() == 1_000);
+        assertThat(handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).stateSizeBytes()).isPositive();
+
+        // the directory disappears and a plain file takes its place (a full or remounted disk acts alike)
+        try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(checkpoints))
+        {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        java.nio.file.Files.writeString(checkpoints, "not a directory");
+
+        assertThatThrownBy(() -> handle.triggerCheckpoint().get(2, TimeUnit.MINUTES))
+            .hasMessageContaining("declined by task CountPerKey")
+            .hasMessageContaining(checkpoints.toString());
+        assertThat(handle.status()).isEqualTo(JobStatus.RUNNING);
+        assertThatThrownBy(() -> handle.triggerCheckpoint().get(2, TimeUnit.MINUTES)).hasMessageContaining("declined");
+        assertThatThrownBy(() -> handle.awaitTermination(TestJobs.HANG_GUARD))
+            .hasMessageContaining("exceeded its tolerable checkpoint failures (1)")
+            .hasMessageContaining(checkpoints.toString());
+    }
+
     /** In-memory storage whose state files fail to be created while {@link #failing} is set. */
     static final class FlakyStorage implements CheckpointStorage
     {
