@@ -121,28 +121,7 @@ final class ChannelStateRecorder
      */
     static void replay(final byte[] data, final String file, final int[] inputIndexes, final RecordVisitor visitor)
     {
-        checkLayout(data, file, inputIndexes);
-        final UnsafeBuffer in = new UnsafeBuffer(data);
-        int at = 12;
-        for (int c = 0; c < inputIndexes.length; c++)
-        {
-            final int count = readInt(in, at + 4, file);
-            at += 8;
-            for (int r = 0; r < count; r++)
-            {
-                final int length = readInt(in, at, file);
-                if (length < 0 || at + 4L + length > data.length)
-                {
-                    throw new CorruptCheckpointException(file, "record length " + length + " at offset " + at);
-                }
-                visitor.record(c, in, at + 4, length);
-                at += 4 + length;
-            }
-        }
-        if (at != data.length)
-        {
-            throw new CorruptCheckpointException(file, (data.length - at) + " unexpected bytes at the end");
-        }
+        walk(data, file, inputIndexes, visitor);
     }
 
     /**
@@ -156,6 +135,13 @@ final class ChannelStateRecorder
      * @throws IllegalStateException      when it was taken with another channel layout.
      */
     static void checkLayout(final byte[] data, final String file, final int[] inputIndexes)
+    {
+        walk(data, file, inputIndexes, null);
+    }
+
+    /** Checks header, layout and every length; hands the records to {@code visitor} unless it is null. */
+    private static void walk(final byte[] data, final String file, final int[] inputIndexes,
+        final RecordVisitor visitor)
     {
         final UnsafeBuffer in = new UnsafeBuffer(data);
         if (data.length < 12 || in.getInt(0, ByteOrder.BIG_ENDIAN) != MAGIC)
@@ -194,8 +180,16 @@ final class ChannelStateRecorder
                 {
                     throw new CorruptCheckpointException(file, "record length " + length + " at offset " + at);
                 }
+                if (visitor != null)
+                {
+                    visitor.record(c, in, at + 4, length);
+                }
                 at += 4 + length;
             }
+        }
+        if (at != data.length)
+        {
+            throw new CorruptCheckpointException(file, (data.length - at) + " unexpected bytes at the end");
         }
     }
 

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -212,20 +211,7 @@ public final class JobExecution implements JobHandle
     public JobStatus awaitTermination(final Duration timeout)
         throws JobExecutionException, TimeoutException, InterruptedException
     {
-        final JobStatus finalStatus;
-        try
-        {
-            finalStatus = termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IllegalStateException("termination never completes exceptionally", ex);
-        }
-        if (finalStatus == JobStatus.FAILED)
-        {
-            throw new JobExecutionException(jobName, failure.get());
-        }
-        return finalStatus;
+        return Terminations.await(jobName, termination, failure::get, timeout);
     }
 
     @Override
@@ -248,27 +234,7 @@ public final class JobExecution implements JobHandle
     public void close()
     {
         cancel();
-        boolean interrupted = false;
-        while (true)
-        {
-            try
-            {
-                termination.get();
-                break;
-            }
-            catch (final InterruptedException ex)
-            {
-                interrupted = true;
-            }
-            catch (final ExecutionException ex)
-            {
-                break;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
-        }
+        Terminations.awaitUninterruptibly(termination);
     }
 
     /**

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -275,20 +274,7 @@ public final class JobRun implements JobHandle
     public JobStatus awaitTermination(final Duration timeout)
         throws JobExecutionException, TimeoutException, InterruptedException
     {
-        final JobStatus finalStatus;
-        try
-        {
-            finalStatus = termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IllegalStateException("termination never completes exceptionally", ex);
-        }
-        if (finalStatus == JobStatus.FAILED)
-        {
-            throw new JobExecutionException(jobName, failure);
-        }
-        return finalStatus;
+        return Terminations.await(jobName, termination, () -> failure, timeout);
     }
 
     @Override
@@ -349,27 +335,7 @@ public final class JobRun implements JobHandle
     public void close()
     {
         cancel();
-        boolean interrupted = false;
-        while (true)
-        {
-            try
-            {
-                termination.get();
-                break;
-            }
-            catch (final InterruptedException ex)
-            {
-                interrupted = true;
-            }
-            catch (final ExecutionException ex)
-            {
-                break;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
-        }
+        Terminations.awaitUninterruptibly(termination);
     }
 
     @Override
