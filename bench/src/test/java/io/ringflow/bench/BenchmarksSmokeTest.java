@@ -130,6 +130,50 @@ class BenchmarksSmokeTest
         assertThat(JvmFlags.RINGFLOW).containsExactlyElementsOf(rootFlags);
     }
 
+    @Test
+    void pageViewWithCheckpointsInBothStateBackendsRuns() throws Exception
+    {
+        final int records = 200_000;
+        final ChainedOptionsBuilder options =
+            smokeOptions(PageViewThroughputBenchmark.class, "pageViewJob", "page-view-checkpoints")
+                .param("keys", "1000").param("chaining", "true").param("idleStrategy", "BACKOFF")
+                .param("checkpointIntervalMs", "1").param("unaligned", "true")
+                .param("stateBackend", "HEAP", "CHRONICLE")
+                .param("records", String.valueOf(records)).operationsPerInvocation(records);
+        final Collection<RunResult> results = new Runner(options.build()).run();
+
+        // each invocation must complete a checkpoint and verify every count, or it fails
+        assertThat(results).hasSize(2);
+        assertProducedScores(results);
+    }
+
+    @Test
+    void valueStateBenchmarksRun() throws Exception
+    {
+        final ChainedOptionsBuilder options =
+            smokeOptions(io.ringflow.bench.state.ValueStateBenchmark.class, ".*", "value-state")
+                .param("keys", "1000").param("entries", "1000");
+        final Collection<RunResult> results = new Runner(options.build()).run();
+
+        // heap, Chronicle and raw Chronicle increments; a snapshot in each backend
+        assertThat(results).hasSize(5);
+        assertProducedScores(results);
+    }
+
+    @Test
+    void checkpointHarnessQuickRunPassesItsChecks() throws Exception
+    {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8))
+        {
+            CheckpointHarness.run(new String[] {"all", "--quick"}, out);
+        }
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8))
+            .contains("Checkpoint duration under back-pressure")
+            .contains("slow-sink UNALIGNED")
+            .contains("Barrier latency");
+    }
+
     private static Collection<RunResult> run(
         final Class<?> benchmark, final String methodRegex, final boolean overrideRecords, final String logName)
         throws RunnerException
