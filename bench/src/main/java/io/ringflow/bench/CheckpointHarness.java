@@ -55,10 +55,10 @@ import java.util.concurrent.locks.LockSupport;
  * sink takes {@code --sink-nanos} per record (busy-waiting, so the rings fill up) is run until every ring is full,
  * then {@code --checkpoints} checkpoints are taken one after another. Two topologies:
  * <pre>
- *   slow-sink:  source --ring--> slow sink                                 (backlog = 1 full ring)
+ *   slow-sink:  source --ring--> slow sink                            (backlog = 1 full ring)
  *   skewed:     fast source --ring--+
- *                                   +--> count per key -> slow sink        (chained; the fast input's ring is full,
- *               slow source --ring--+                                       the slow one, 2,000 records/s, nearly empty)
+ *                                   +--> count per key -> slow sink   (chained; the fast input's ring is full,
+ *               slow source --ring--+                                  the slow one, 2,000 records/s, nearly empty)
  * </pre>
  * Two busy threads on the two cores of the reference machine (the slow source sleeps between its records).
  * Reported per (topology, mode, ring size): checkpoint duration p50/p90/max, alignment p50, persisted in-flight

@@ -149,7 +149,8 @@ public final class JobEnvironment
         }
         try
         {
-            final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(folder.toAbsolutePath().getParent());
+            final DirectoryCheckpointStorage storage =
+                new DirectoryCheckpointStorage(folder.toAbsolutePath().getParent());
             final CheckpointMetadata metadata = storage.load(id);
             for (final StateHandle handle : metadata.stateHandles())
             {

@@ -105,7 +105,8 @@ final class CheckpointCoordinator
         committer.shutdown();
         for (final PendingCheckpoint p : aborted)
         {
-            p.future.completeExceptionally(new IllegalStateException("checkpoint " + p.id + " aborted: the job stopped"));
+            p.future.completeExceptionally(
+                new IllegalStateException("checkpoint " + p.id + " aborted: the job stopped"));
         }
     }
 

@@ -34,7 +34,8 @@ abstract class Task implements Runnable, BackPressure
     private boolean flushedWhileWaiting;
     private int index;
     /** Checkpoint outcomes for this task: id for complete, -id for aborted. Posted by any thread, run by the task. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Long> mailbox = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> mailbox =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     Task(
         final JobExecution execution,
