@@ -1,7 +1,15 @@
 package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.functions.RuntimeContext;
+import io.ringflow.state.keyed.AggregatingState;
+import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.ReducingState;
+import io.ringflow.state.keyed.ReducingStateDescriptor;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 
@@ -91,12 +99,42 @@ public final class OperatorRuntime implements RuntimeContext
     @Override
     public <T> ValueState<T> getState(final ValueStateDescriptor<T> descriptor)
     {
+        return keyed(descriptor.name()).getValueState(descriptor);
+    }
+
+    @Override
+    public <UK, UV> MapState<UK, UV> getMapState(final MapStateDescriptor<UK, UV> descriptor)
+    {
+        return keyed(descriptor.name()).getMapState(descriptor);
+    }
+
+    @Override
+    public <T> ListState<T> getListState(final ListStateDescriptor<T> descriptor)
+    {
+        return keyed(descriptor.name()).getListState(descriptor);
+    }
+
+    @Override
+    public <T> ReducingState<T> getReducingState(final ReducingStateDescriptor<T> descriptor)
+    {
+        return keyed(descriptor.name()).getReducingState(descriptor);
+    }
+
+    @Override
+    public <IN, ACC, OUT> AggregatingState<IN, OUT> getAggregatingState(
+        final AggregatingStateDescriptor<IN, ACC, OUT> descriptor)
+    {
+        return keyed(descriptor.name()).getAggregatingState(descriptor);
+    }
+
+    private KeyedStateStore keyed(final String stateName)
+    {
         if (keyedState == null)
         {
-            throw new IllegalStateException("operator '" + operatorName + "' asked for keyed state '" +
-                descriptor.name() + "' but its input is not keyed: apply keyBy(...) before it");
+            throw new IllegalStateException("operator '" + operatorName + "' asked for keyed state '" + stateName +
+                "' but its input is not keyed: apply keyBy(...) before it");
         }
-        return keyedState.getValueState(descriptor);
+        return keyedState;
     }
 
     /** @return "operator 'name' (uid u, subtask i of p)". */

@@ -2,9 +2,20 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.AggregatingState;
+import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.ReducingState;
+import io.ringflow.state.keyed.ReducingStateDescriptor;
+import io.ringflow.state.keyed.StateCompatibility;
+import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateTtlConfig;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
@@ -14,6 +25,7 @@ import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
+import org.agrona.DirectBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,6 +35,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -33,6 +46,24 @@ import java.util.stream.Stream;
  * It behaves like the heap store, with two differences, both on misuse: the keys of a store must all have one type
  * (checked at the first access with another type, where the heap store fails only when it is snapshotted), and a
  * state whose value type has no codec fails when it is declared rather than when it is snapshotted.
+ *
+ * <h2>State kinds</h2>
+ *
+ * Every kind has one Chronicle Map with one stored value per key, so the copy-on-write protocol below, which works on
+ * stored values, is the same for all:
+ * <ul>
+ *   <li>value, reducing, aggregating: the value, folded value or accumulator as its codec encodes it
+ *   ({@link ChronicleCellState});</li>
+ *   <li>list: the whole list in {@link io.ringflow.state.snapshot.ListCodec}'s format; an add appends bytes without
+ *   decoding the other elements ({@link ChronicleListState});</li>
+ *   <li>map: all of the key's entries in one stored value ({@link MapBlobLayout}), so a key's user keys are found and
+ *   iterated with one lookup and nothing per key lives on the heap; every change rewrites the key's stored value, and
+ *   a key's whole map must fit in {@link ChronicleStateConfig#maxEntrySize()} ({@link ChronicleMapState}). The
+ *   flusher splits each stored value into one snapshot entry per user key; a restore joins them again.</li>
+ * </ul>
+ * With a time-to-live, each stored value (each entry of a map value) starts with its timestamp
+ * ({@link io.ringflow.state.snapshot.TtlValues}); the flusher leaves out what had expired by the state's clock read at
+ * the barrier, which depends only on the value as of the barrier, live or preserved.
  *
  * <h2>Snapshots: copy-on-write, O(1) at the barrier</h2>
  *
@@ -109,13 +140,15 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private final Path files;
     /** Every map, declared or only restored, in creation order. */
     private final Map<String, StateMap> maps = new LinkedHashMap<>();
-    private final Map<String, ChronicleValueState<?>> declared = new LinkedHashMap<>();
+    private final Map<String, ChronicleState> declared = new LinkedHashMap<>();
     private final EncodedBytes currentKeyBytes;
     private Object currentKey;
     private boolean currentKeyEncoded;
     private Class<?> keyClass;
     private Codec<Object> keyCodec;
     private boolean closed;
+    /** Map files created so far; names the next. */
+    private int mapFilesCreated;
 
     /**
      * A store for every key group of the default maximum parallelism, with the built-in codecs.
@@ -173,35 +206,87 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> ValueState<T> getValueState(final ValueStateDescriptor<T> descriptor)
     {
+        return declare(descriptor, map -> new ChronicleValueState<>(this, map, descriptor,
+            codecs.codecFor(descriptor.type()), config.maxEntrySize()));
+    }
+
+    @Override
+    public <UK, UV> MapState<UK, UV> getMapState(final MapStateDescriptor<UK, UV> descriptor)
+    {
+        return declare(descriptor, map -> new ChronicleMapState<>(this, map, descriptor,
+            codecs.codecFor(descriptor.userKeyType()), codecs.codecFor(descriptor.valueType()),
+            config.maxEntrySize()));
+    }
+
+    @Override
+    public <T> ListState<T> getListState(final ListStateDescriptor<T> descriptor)
+    {
+        return declare(descriptor, map -> new ChronicleListState<>(this, map, descriptor,
+            codecs.codecFor(descriptor.valueType()), config.maxEntrySize()));
+    }
+
+    @Override
+    public <T> ReducingState<T> getReducingState(final ReducingStateDescriptor<T> descriptor)
+    {
+        return declare(descriptor, map -> new ChronicleReducingState<>(this, map, descriptor,
+            codecs.codecFor(descriptor.valueType()), config.maxEntrySize()));
+    }
+
+    @Override
+    public <IN, ACC, OUT> AggregatingState<IN, OUT> getAggregatingState(
+        final AggregatingStateDescriptor<IN, ACC, OUT> descriptor)
+    {
+        return declare(descriptor, map -> new ChronicleAggregatingState<>(this, map, descriptor,
+            codecs.codecFor(descriptor.valueType()), config.maxEntrySize()));
+    }
+
+    /**
+     * The one declaration path: the same state again, or a new one over its map, whose restored entries, if any, are
+     * checked against the declaration and decoded once. A state whose restored entries do not match is not declared;
+     * its map stays as restored.
+     */
+    @SuppressWarnings("unchecked")
+    private <S> S declare(final StateDescriptor descriptor, final Function<StateMap, ChronicleState> create)
+    {
         checkOpen();
-        final ChronicleValueState<?> existing = declared.get(descriptor.name());
+        final ChronicleState existing = declared.get(descriptor.name());
         if (existing != null)
         {
-            if (existing.descriptor().type() != descriptor.type())
-            {
-                throw new IllegalStateException("state '" + descriptor.name() + "' is already declared with type " +
-                    existing.descriptor().type().getName() + "; cannot declare it again with type " +
-                    descriptor.type().getName());
-            }
-            return (ValueState<T>)existing;
+            StateCompatibility.checkRedeclared(existing.descriptor(), descriptor);
+            return (S)existing;
         }
-        final Codec<T> codec = codecs.codecFor(descriptor.type());
         StateMap map = maps.get(descriptor.name());
-        if (map == null)
+        final boolean created = map == null;
+        if (created)
         {
             map = createMap(descriptor.name());
         }
-        else if (map.restoredMeta() != null)
+        final ChronicleState state;
+        try
         {
-            checkRestored(map, descriptor, codec);
+            state = create.apply(map);
+            if (!created && map.restoredMeta() != null)
+            {
+                checkRestored(map, state);
+            }
         }
-        final ChronicleValueState<T> state = new ChronicleValueState<>(this, map, descriptor, codec,
-            config.maxEntrySize());
+        catch (final RuntimeException ex)
+        {
+            if (created)
+            {
+                maps.remove(descriptor.name());
+                map.close();
+            }
+            throw ex;
+        }
+        if (descriptor.kind() == StateKind.MAP)
+        {
+            map.markMapValues();
+        }
         declared.put(descriptor.name(), state);
-        return state;
+        return (S)state;
     }
 
     /**
@@ -217,8 +302,17 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         int i = 0;
         for (final StateMap map : maps.values())
         {
-            final ChronicleValueState<?> state = declared.get(map.name());
-            parts[i++] = new PendingStateSnapshot(map, state != null ? metaOf(state) : map.restoredMeta());
+            final ChronicleState state = declared.get(map.name());
+            if (state == null)
+            {
+                // restored, not declared since: carried as it is, expired entries included (the time-to-live
+                // belongs to the declaration)
+                parts[i++] = new PendingStateSnapshot(map, map.restoredMeta(), 0, 0);
+                continue;
+            }
+            final StateTtlConfig ttl = state.ttl();
+            parts[i++] = new PendingStateSnapshot(map, state.meta(keyClass, keyCodec),
+                ttl == null ? 0 : ttl.ttlMillis(), ttl == null ? 0 : ttl.clock().getAsLong());
         }
         for (final PendingStateSnapshot part : parts)
         {
@@ -255,16 +349,16 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                     target = restoredMap(metas.get(stateIndex));
                     targets[stateIndex] = target;
                 }
-                if ((long)keyLength + valueLength > config.maxEntrySize())
-                {
-                    throw new IllegalStateException("state '" + target.name() + "' has a restored entry of " +
-                        keyLength + " + " + valueLength + " bytes (key + value), more than maxEntrySize " +
-                        config.maxEntrySize() + " of the Chronicle state backend: raise maxEntrySize");
-                }
                 key.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
                 StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
                 bytes.getBytes(keyOffset, key.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
                 key.length(StoredKeyLayout.KEY_OFFSET + keyLength);
+                if (metas.get(stateIndex).kind() == StateKind.MAP)
+                {
+                    restoreMapEntry(target, key, bytes, subKeyOffset, subKeyLength, valueOffset, valueLength, value);
+                    return;
+                }
+                checkRestoredSize(target, keyLength, valueLength);
                 value.ensureCapacity(valueLength);
                 bytes.getBytes(valueOffset, value.array(), 0, valueLength);
                 value.length(valueLength);
@@ -274,9 +368,52 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     }
 
     /**
+     * A restored entry of a map state joins the stored value of its key ({@link MapBlobLayout}), created by the first
+     * entry of the key; user keys are counted for {@link #entryCount()}.
+     */
+    private void restoreMapEntry(
+        final StateMap target, final EncodedBytes key, final DirectBuffer bytes, final int subKeyOffset,
+        final int subKeyLength, final int valueOffset, final int valueLength, final EncodedBytes stored)
+    {
+        if (subKeyLength < 0)
+        {
+            // reported when the state is declared, after the checks of kind and types, like an undecodable value
+            target.restoreProblem("a restored entry of the MAP state has no user key");
+            return;
+        }
+        final int entryLength = MapBlobLayout.entryLength(subKeyLength, valueLength);
+        int length = MapBlobLayout.COUNT_LENGTH;
+        int count = 0;
+        if (target.get(key, stored) != null)
+        {
+            length = stored.length();
+            count = MapBlobLayout.count(stored.array());
+        }
+        checkRestoredSize(target, key.length() - StoredKeyLayout.KEY_OFFSET, (long)length + entryLength);
+        stored.ensureCapacity(length + entryLength);
+        MapBlobLayout.putEntry(stored.buffer(), length, bytes, subKeyOffset, subKeyLength, valueOffset, valueLength);
+        MapBlobLayout.putCount(stored.buffer(), count + 1);
+        stored.length(length + entryLength);
+        target.put(key, stored);
+        target.userKeysAdded(1);
+    }
+
+    private void checkRestoredSize(final StateMap target, final int keyLength, final long valueLength)
+    {
+        if (keyLength + valueLength > config.maxEntrySize())
+        {
+            throw new IllegalStateException("state '" + target.name() + "' has a restored entry of " +
+                keyLength + " + " + valueLength + " bytes (key + value" + (target.holdsMapValues() ?
+                ": the key's whole map" : "") + "), more than maxEntrySize " + config.maxEntrySize() +
+                " of the Chronicle state backend: raise maxEntrySize");
+        }
+    }
+
+    /**
      * {@inheritDoc}
      *
-     * <p>Like the heap store, counts the entries of restored states not declared yet.
+     * <p>Like the heap store, counts the entries of restored states not declared yet, and a map state's entries by
+     * user key.
      */
     @Override
     public long entryCount()
@@ -284,7 +421,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         long count = 0;
         for (final StateMap map : maps.values())
         {
-            count += map.size();
+            count += map.entryCount();
         }
         return count;
     }
@@ -400,12 +537,6 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
     }
 
-    private StateMeta metaOf(final ChronicleValueState<?> state)
-    {
-        return new StateMeta(state.descriptor().name(), StateKind.VALUE, keyClass == null ? "" : keyClass.getName(),
-            keyCodec == null ? 0 : keyCodec.version(), state.descriptor().type().getName(), state.codec().version());
-    }
-
     private StateMap restoredMap(final StateMeta meta)
     {
         StateMap map = maps.get(meta.name());
@@ -417,6 +548,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         if (known == null)
         {
             map.restoredMeta(meta);
+            if (meta.kind() == StateKind.MAP)
+            {
+                map.markMapValues();
+            }
         }
         else if (!known.equals(meta))
         {
@@ -426,52 +561,22 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         return map;
     }
 
-    /** The heap store's checks, in the same order with the same messages, then every entry decoded once. */
-    @SuppressWarnings("unchecked")
-    private <T> void checkRestored(final StateMap map, final ValueStateDescriptor<T> descriptor, final Codec<T> codec)
+    /** The heap store's checks ({@link StateCompatibility}), then every restored entry decoded once. */
+    private void checkRestored(final StateMap map, final ChronicleState state)
     {
         final StateMeta meta = map.restoredMeta();
-        if (meta.kind() != StateKind.VALUE)
+        StateCompatibility.checkRestored(meta, state.descriptor(), state.valueCodec, state.userKeyCodec());
+        if (map.restoreProblem() != null)
         {
-            throw new IllegalStateException("state '" + meta.name() + "' was saved as " + meta.kind() +
-                " state and is now declared as VALUE state");
-        }
-        if (!meta.valueType().equals(descriptor.type().getName()))
-        {
-            throw new IllegalStateException("state '" + meta.name() + "' was saved with values of type " +
-                meta.valueType() + " and is now declared with type " + descriptor.type().getName());
-        }
-        if (codec.version() != meta.valueCodecVersion())
-        {
-            throw new IllegalStateException("state '" + meta.name() + "' was saved by codec version " +
-                meta.valueCodecVersion() + " of " + meta.valueType() + ", and the codec now registered is version " +
-                codec.version() + ": register a codec that reads version " + meta.valueCodecVersion());
+            throw new IllegalStateException("state '" + meta.name() + "' cannot be restored: " +
+                map.restoreProblem());
         }
         if (map.size() == 0)
         {
             return;
         }
-        final Class<?> restoredKeyClass;
-        try
-        {
-            // loaded, never initialised: the name only selects a registered codec
-            final ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            restoredKeyClass = Class.forName(meta.keyType(), false,
-                loader != null ? loader : ChronicleKeyedStateStore.class.getClassLoader());
-        }
-        catch (final ClassNotFoundException ex)
-        {
-            throw new IllegalStateException("state '" + meta.name() + "' has keys of type " + meta.keyType() +
-                ", which is not on the class path", ex);
-        }
-        final Codec<Object> restoredKeyCodec = (Codec<Object>)codecs.codecFor(restoredKeyClass);
-        if (restoredKeyCodec.version() != meta.keyCodecVersion())
-        {
-            throw new IllegalStateException("state '" + meta.name() + "' was saved by codec version " +
-                meta.keyCodecVersion() + " of its key type " + meta.keyType() + ", the codec now registered is " +
-                "version " + restoredKeyCodec.version());
-        }
-        adoptKeyClass(restoredKeyClass, meta.name());
+        final Codec<Object> restoredKeyCodec = StateCompatibility.restoredKeyCodec(meta, codecs);
+        adoptKeyClass(StateCompatibility.restoredKeyClass(meta), meta.name());
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
         map.map().forEachEntry(entry ->
@@ -482,7 +587,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             {
                 restoredKeyCodec.decode(key.buffer(), StoredKeyLayout.KEY_OFFSET,
                     key.length() - StoredKeyLayout.KEY_OFFSET);
-                codec.decode(value.buffer(), 0, value.length());
+                state.checkStoredValue(value);
             }
             catch (final RuntimeException ex)
             {
@@ -503,7 +608,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
         else
         {
-            final Path file = files.resolve("state-" + maps.size() + ".cm");
+            // numbered by a counter, never reused: a map removed after a failed declaration leaves its file
+            final Path file = files.resolve("state-" + mapFilesCreated++ + ".cm");
             try
             {
                 map = builder.createPersistedTo(file.toFile());

@@ -13,13 +13,13 @@ import java.io.IOException;
  *
  * <pre>
  *   one entry in a key group's buffer (native byte order):
- *   +-------------+------------+-------------+--------------+-------------+
- *   | state index | key length | key bytes   | value length | value bytes |
- *   | int         | int        | (codec's)   | int          | (codec's)   |
- *   +-------------+------------+-------------+--------------+-------------+
+ *   +-------------+------------+-----------+----------------+---------------+--------------+-------------+
+ *   | state index | key length | key bytes | sub-key length | sub-key bytes | value length | value bytes |
+ *   | int         | int        | (codec's) | int, -1: none  | (codec's)     | int          | (codec's)   |
+ *   +-------------+------------+-----------+----------------+---------------+--------------+-------------+
  * </pre>
  *
- * <p>Holds a copy of every entry of the snapshot on the heap until it is written: about the encoded size plus 12
+ * <p>Holds a copy of every entry of the snapshot on the heap until it is written: about the encoded size plus 16
  * bytes per entry. Thread contract: one flusher.
  */
 final class KeyGroupBuckets
@@ -45,13 +45,18 @@ final class KeyGroupBuckets
      * @param stateIndex      its state's index in the snapshot.
      * @param storedKey       the key in {@link StoredKeyLayout}.
      * @param storedKeyLength its length, prefix included.
+     * @param subKey          the encoded sub-key (a map state's user key), or null.
+     * @param subKeyOffset    where it starts.
+     * @param subKeyLength    its length; ignored without a sub-key.
      * @param value           the encoded value.
+     * @param valueOffset     where it starts.
      * @param valueLength     its length.
      * @throws IllegalStateException when the key group is not this store's, or one key group exceeds 2 GiB.
      */
     void add(
         final int keyGroup, final int stateIndex, final byte[] storedKey, final int storedKeyLength,
-        final byte[] value, final int valueLength)
+        final byte[] subKey, final int subKeyOffset, final int subKeyLength,
+        final byte[] value, final int valueOffset, final int valueLength)
     {
         if (!range.contains(keyGroup))
         {
@@ -67,8 +72,9 @@ final class KeyGroupBuckets
             buckets[slot] = bucket;
         }
         final int keyLength = storedKeyLength - StoredKeyLayout.KEY_OFFSET;
+        final int subKeyBytes = subKey == null ? 0 : subKeyLength;
         final int start = limits[slot];
-        if ((long)start + 12 + keyLength + valueLength > MAX_BUCKET)
+        if ((long)start + 16 + keyLength + subKeyBytes + valueLength > MAX_BUCKET)
         {
             throw new IllegalStateException("key group " + keyGroup + " holds more than 2 GiB of state, which a " +
                 "snapshot cannot hold yet");
@@ -78,8 +84,14 @@ final class KeyGroupBuckets
         bucket.putInt(position + 4, keyLength);
         bucket.putBytes(position + 8, storedKey, StoredKeyLayout.KEY_OFFSET, keyLength);
         position += 8 + keyLength;
+        bucket.putInt(position, subKey == null ? -1 : subKeyLength);
+        if (subKey != null)
+        {
+            bucket.putBytes(position + 4, subKey, subKeyOffset, subKeyLength);
+        }
+        position += 4 + subKeyBytes;
         bucket.putInt(position, valueLength);
-        bucket.putBytes(position + 4, value, 0, valueLength);
+        bucket.putBytes(position + 4, value, valueOffset, valueLength);
         limits[slot] = position + 4 + valueLength;
         counts[slot]++;
     }
@@ -107,9 +119,13 @@ final class KeyGroupBuckets
                 final int stateIndex = bucket.getInt(position);
                 final int keyLength = bucket.getInt(position + 4);
                 final int keyOffset = position + 8;
-                final int valueLength = bucket.getInt(keyOffset + keyLength);
-                final int valueOffset = keyOffset + keyLength + 4;
-                writer.entry(stateIndex, bucket, keyOffset, keyLength, null, 0, 0, bucket, valueOffset, valueLength);
+                final int subKeyLength = bucket.getInt(keyOffset + keyLength);
+                final int subKeyOffset = keyOffset + keyLength + 4;
+                final int valueAt = subKeyOffset + Math.max(0, subKeyLength);
+                final int valueLength = bucket.getInt(valueAt);
+                final int valueOffset = valueAt + 4;
+                writer.entry(stateIndex, bucket, keyOffset, keyLength, subKeyLength < 0 ? null : bucket, subKeyOffset,
+                    Math.max(0, subKeyLength), bucket, valueOffset, valueLength);
                 position = valueOffset + valueLength;
             }
             buckets[slot] = null;

@@ -1,6 +1,8 @@
 package io.ringflow.state.chronicle;
 
+import io.ringflow.state.snapshot.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
+import io.ringflow.state.snapshot.TtlValues;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
@@ -23,6 +25,9 @@ import java.util.function.Consumer;
  *   entry it emits the preserved value if there is one (removing it), else the live value. After the last segment
  *   it emits the preserved values that remain (keys deleted since the barrier) and stops the task preserving.</li>
  * </ul>
+ * Emitting a stored value splits a map state's value into one entry per user key ({@link MapBlobLayout}) and leaves
+ * out what had expired at the barrier, by the state's clock read at the barrier: the decision depends only on the
+ * value as of the barrier, so it is the same whether the value is read live or preserved.
  *
  * <p>Thread contract: {@link #mayNotHaveRead}, {@link #hasPreserved} and {@link #preserve} on the task thread,
  * {@link #collect} on one flusher, {@link #release} on any thread.
@@ -50,6 +55,12 @@ final class PendingStateSnapshot
 
     private final StateMap state;
     private final StateMeta meta;
+    /** Whether stored values are {@link MapBlobLayout map values}, split into one entry per user key. */
+    private final boolean mapValues;
+    /** The state's time-to-live, or 0 when its entries never expire (or it is not declared). */
+    private final long ttlMillis;
+    /** The state's clock at the barrier: entries expired then are left out. */
+    private final long barrierTime;
     private final ConcurrentHashMap<PreservedKey, byte[]> preserved = new ConcurrentHashMap<>();
     /**
      * The flusher has read (or, seen from a thread holding a segment lock it needs, finished reading) every segment
@@ -60,13 +71,18 @@ final class PendingStateSnapshot
     private volatile int readSegments;
 
     /**
-     * @param state the state.
-     * @param meta  its description as of the barrier.
+     * @param state       the state.
+     * @param meta        its description as of the barrier.
+     * @param ttlMillis   its time-to-live, or 0 to keep every entry.
+     * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
      */
-    PendingStateSnapshot(final StateMap state, final StateMeta meta)
+    PendingStateSnapshot(final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime)
     {
         this.state = state;
         this.meta = meta;
+        this.mapValues = meta.kind() == StateKind.MAP;
+        this.ttlMillis = ttlMillis;
+        this.barrierTime = barrierTime;
     }
 
     /** @return the state. */
@@ -144,10 +160,51 @@ final class PendingStateSnapshot
             if (value != ABSENT)
             {
                 final PreservedKey key = deleted.getKey();
-                into.add(key.keyGroup(), stateIndex, key.bytes(), key.length(), value, value.length);
+                emit(into, stateIndex, key.keyGroup(), key.bytes(), key.length(), value, value.length);
             }
         }
         preserved.clear();
+    }
+
+    /**
+     * Adds one stored entry as of the barrier: a map value split into one entry per user key, and entries that had
+     * expired at the barrier left out.
+     */
+    private void emit(
+        final KeyGroupBuckets into, final int stateIndex, final int keyGroup, final byte[] key, final int keyLength,
+        final byte[] value, final int valueLength)
+    {
+        if (!mapValues)
+        {
+            if (!expired(value, 0))
+            {
+                into.add(keyGroup, stateIndex, key, keyLength, null, 0, 0, value, 0, valueLength);
+            }
+            return;
+        }
+        final String problem = MapBlobLayout.problem(value, valueLength);
+        if (problem != null)
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' holds a damaged map value: " + problem);
+        }
+        final int count = MapBlobLayout.count(value);
+        int entry = MapBlobLayout.COUNT_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            final int entryValue = MapBlobLayout.valueOffset(value, entry);
+            if (!expired(value, entryValue))
+            {
+                into.add(keyGroup, stateIndex, key, keyLength, value, MapBlobLayout.userKeyOffset(entry),
+                    MapBlobLayout.userKeyLength(value, entry), value, entryValue,
+                    MapBlobLayout.valueLength(value, entry));
+            }
+            entry = MapBlobLayout.next(value, entry);
+        }
+    }
+
+    private boolean expired(final byte[] value, final int offset)
+    {
+        return ttlMillis > 0 && TtlValues.isExpired(TtlValues.timestamp(value, offset), ttlMillis, barrierTime);
     }
 
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */
@@ -189,11 +246,11 @@ final class PendingStateSnapshot
             if (atBarrier == null)
             {
                 entry.value().getUsing(value);
-                into.add(keyGroup, stateIndex, key.array(), key.length(), value.array(), value.length());
+                emit(into, stateIndex, keyGroup, key.array(), key.length(), value.array(), value.length());
             }
             else if (atBarrier != ABSENT)
             {
-                into.add(keyGroup, stateIndex, key.array(), key.length(), atBarrier, atBarrier.length);
+                emit(into, stateIndex, keyGroup, key.array(), key.length(), atBarrier, atBarrier.length);
             }
         }
     }

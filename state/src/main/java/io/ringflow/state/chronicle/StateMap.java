@@ -39,6 +39,12 @@ final class StateMap
     private StateMeta restoredMeta;
     /** The pending snapshots that include this state; replaced, never changed, under {@code this}. */
     private volatile PendingStateSnapshot[] pending = NONE;
+    /** What is wrong with the restored entries, found during restore and reported at declaration; or null. */
+    private String restoreProblem;
+    /** Whether values are map values, counted by user key. Task thread. */
+    private boolean holdsMapValues;
+    /** User keys in the map values of every key. Task thread. */
+    private long userKeys;
     /** Task thread: the old value on its way into preserved copies. */
     private final EncodedBytes previous = new EncodedBytes(64);
     /** Task thread: looks keys up in preserved copies. */
@@ -69,6 +75,18 @@ final class StateMap
     ChronicleMap<EncodedBytes, EncodedBytes> map()
     {
         return map;
+    }
+
+    /** @return what is wrong with the restored entries, or null. Task thread. */
+    String restoreProblem()
+    {
+        return restoreProblem;
+    }
+
+    /** @param problem what is wrong with the restored entries, reported when the state is declared. Restore. */
+    void restoreProblem(final String problem)
+    {
+        restoreProblem = problem;
     }
 
     /** @return the description of restored entries, or null when nothing was restored. Task thread. */
@@ -161,22 +179,64 @@ final class StateMap
      */
     void remove(final EncodedBytes key)
     {
+        remove(key, null);
+    }
+
+    /**
+     * Removes the value of {@code key}, if it has one, preserving it for pending snapshots first.
+     *
+     * @param key     the stored key.
+     * @param removed where to copy the value removed; may be null.
+     * @return {@code removed} holding the value removed, or null when the key had none (or {@code removed} is null).
+     */
+    EncodedBytes remove(final EncodedBytes key, final EncodedBytes removed)
+    {
         try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
         {
             context.updateLock().lock();
             final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
-            if (entry != null)
+            if (entry == null)
             {
-                preserve(context.segmentIndex(), key, entry);
-                context.remove(entry);
+                return null;
             }
+            final EncodedBytes copy = removed == null ? null : entry.value().getUsing(removed);
+            preserve(context.segmentIndex(), key, entry);
+            context.remove(entry);
+            return copy;
         }
     }
 
-    /** @return the number of entries. */
+    /** @return the number of stored values: keys, for every kind. */
     long size()
     {
         return map.longSize();
+    }
+
+    /**
+     * Says that stored values are {@link MapBlobLayout map values}: {@link #entryCount()} then counts user keys, as
+     * kept up to date with {@link #userKeysAdded}. Task thread, before any value is stored.
+     */
+    void markMapValues()
+    {
+        holdsMapValues = true;
+    }
+
+    /** @return whether stored values are map values. */
+    boolean holdsMapValues()
+    {
+        return holdsMapValues;
+    }
+
+    /** @param delta user keys added (negative: removed) by a change of one stored map value. Task thread. */
+    void userKeysAdded(final long delta)
+    {
+        userKeys += delta;
+    }
+
+    /** @return the entries a snapshot would hold: user keys for a map state, else stored values. Task thread. */
+    long entryCount()
+    {
+        return holdsMapValues ? userKeys : map.longSize();
     }
 
     /** @param snapshot a snapshot that includes this state, taken on the task thread. */

@@ -26,15 +26,63 @@ public interface KeyedStateStore
     Object currentKey();
 
     /**
-     * Returns the state declared by {@code descriptor}, creating it on first use. Asking twice with the same name
-     * and type returns the same state; the same name with another type is an error.
+     * Returns the state declared by {@code descriptor}, creating it on first use. Asking twice with the same name,
+     * kind, types and time-to-live returns the same state; the same name with another kind, type or time-to-live is
+     * an error. The same holds for every {@code get...State} method: a name is one state, whatever its kind.
+     *
+     * <p>When the store was restored, the state's restored entries are checked against the declaration here (kind,
+     * types, codec versions, time-to-live) and decoded or validated.
      *
      * @param descriptor the declaration.
      * @param <T>        the value type.
      * @return the state handle.
-     * @throws IllegalStateException when the name is already declared with another type.
+     * @throws IllegalStateException naming the state, when the name is already declared otherwise, or restored
+     *                               entries do not match the declaration.
      */
     <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor);
+
+    /**
+     * Returns the map state declared by {@code descriptor}; see {@link #getValueState} for the rules.
+     *
+     * @param descriptor the declaration.
+     * @param <UK>       the user key type.
+     * @param <UV>       the value type.
+     * @return the state handle.
+     * @throws IllegalStateException naming the state, as {@link #getValueState} does.
+     */
+    <UK, UV> MapState<UK, UV> getMapState(MapStateDescriptor<UK, UV> descriptor);
+
+    /**
+     * Returns the list state declared by {@code descriptor}; see {@link #getValueState} for the rules.
+     *
+     * @param descriptor the declaration.
+     * @param <T>        the element type.
+     * @return the state handle.
+     * @throws IllegalStateException naming the state, as {@link #getValueState} does.
+     */
+    <T> ListState<T> getListState(ListStateDescriptor<T> descriptor);
+
+    /**
+     * Returns the reducing state declared by {@code descriptor}; see {@link #getValueState} for the rules.
+     *
+     * @param descriptor the declaration.
+     * @param <T>        the value type.
+     * @return the state handle.
+     * @throws IllegalStateException naming the state, as {@link #getValueState} does.
+     */
+    <T> ReducingState<T> getReducingState(ReducingStateDescriptor<T> descriptor);
+
+    /**
+     * Returns the aggregating state declared by {@code descriptor}; see {@link #getValueState} for the rules.
+     *
+     * @param descriptor the declaration.
+     * @param <IN>       the input type.
+     * @param <ACC>      the accumulator type, which is what is stored.
+     * @param <OUT>      the result type.
+     * @return the state handle.
+     * @throws IllegalStateException naming the state, as {@link #getValueState} does.
+     */
+    <IN, ACC, OUT> AggregatingState<IN, OUT> getAggregatingState(AggregatingStateDescriptor<IN, ACC, OUT> descriptor);
 
     /**
      * The synchronous part of a snapshot, on the task thread at the barrier: every record before the barrier has
@@ -56,7 +104,11 @@ public interface KeyedStateStore
     void restore(List<KeyedSnapshotReader> snapshots);
 
     /**
-     * @return the number of (state, key) entries held; for tests and statistics.
+     * The number of entries a snapshot taken now would hold at most: one per (state, key) for value, list, reducing
+     * and aggregating states, one per (state, key, user key) for map states. Entries that expired but were not
+     * touched since are counted until they are removed; restored states not declared yet are counted.
+     *
+     * @return the number of entries held; for tests and statistics.
      */
     long entryCount();
 }

@@ -1,5 +1,7 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.snapshot.StateKind;
+
 import java.util.Objects;
 
 /**
@@ -8,9 +10,8 @@ import java.util.Objects;
  *
  * @param <T> the value type.
  */
-public final class ValueStateDescriptor<T>
+public final class ValueStateDescriptor<T> extends StateDescriptor
 {
-    private final String name;
     private final Class<T> type;
     private final T defaultValue;
 
@@ -30,19 +31,9 @@ public final class ValueStateDescriptor<T>
      */
     public ValueStateDescriptor(final String name, final Class<T> type, final T defaultValue)
     {
-        if (name == null || name.isBlank())
-        {
-            throw new IllegalArgumentException("state name must not be blank");
-        }
-        this.name = name;
+        super(name);
         this.type = Objects.requireNonNull(type, "type");
         this.defaultValue = defaultValue;
-    }
-
-    /** @return the state's name. */
-    public String name()
-    {
-        return name;
     }
 
     /** @return the value type. */
@@ -58,8 +49,21 @@ public final class ValueStateDescriptor<T>
     }
 
     @Override
-    public String toString()
+    public StateKind kind()
     {
-        return "ValueStateDescriptor{name='" + name + "', type=" + type.getName() + '}';
+        return StateKind.VALUE;
+    }
+
+    @Override
+    public Class<T> valueType()
+    {
+        return type;
+    }
+
+    @Override
+    public ValueStateDescriptor<T> enableTimeToLive(final StateTtlConfig config)
+    {
+        setTimeToLive(config);
+        return this;
     }
 }

@@ -9,7 +9,8 @@ package io.ringflow.state.snapshot;
  * <pre>
  *   header: magic "RFKS" (int) | version (int) | max parallelism (int) | first key group (int) | last key group (int)
  *           state count (int) | per state: name (string) | kind code (byte) | key type (string) | key codec version
- *           (int) | value type (string) | value codec version (int)
+ *           (int) | value type (string) | value codec version (int) | user key type (string, "" when none; v2) |
+ *           user key codec version (int; v2) | flags (byte, bit 0: values carry a TTL timestamp; v2)
  *   groups: per non-empty key group, ascending: key group (int) | entry count (int) | entries
  *   entry:  state index (int) | key length (int) | key bytes | sub-key length (int, -1 when none) | sub-key bytes |
  *           value length (int) | value bytes
@@ -18,9 +19,25 @@ package io.ringflow.state.snapshot;
  *   string: length (int) | UTF-8 bytes
  * </pre>
  *
- * All integers big-endian. Length and checksum of the whole file are checked by the checkpoint storage from the
- * handle in the metadata before a reader sees the bytes; the reader still checks every length against the bounds of
- * the file, so a bug elsewhere cannot make it read out of bounds or allocate absurd amounts.
+ * All integers of the framing big-endian; keys, sub-keys and values are as their codecs write them (little-endian).
+ * Length and checksum of the whole file are checked by the checkpoint storage from the handle in the metadata before
+ * a reader sees the bytes; the reader still checks every length against the bounds of the file, so a bug elsewhere
+ * cannot make it read out of bounds or allocate absurd amounts.
+ *
+ * <p><b>Entries per kind</b> ({@link StateKind}): VALUE, REDUCING and AGGREGATING states have one entry per key, no
+ * sub-key, the value (for AGGREGATING, the accumulator) as its codec writes it. A MAP state has one entry per (key,
+ * user key): the user key is the sub-key, the map value the value. A LIST state has one entry per key whose value is
+ * the whole list in {@link ListCodec}'s format (element count, then length-prefixed elements). A key with an empty map
+ * or list has no entry.
+ *
+ * <p><b>Time-to-live</b> (version 2). When a state's flags say so ({@link StateMeta#timeToLive()}), each of its values
+ * starts with an 8-byte timestamp ({@link TtlValues}): per entry, so per user key for a MAP state and per key for
+ * every other kind. Entries already expired at the barrier are left out. The time-to-live itself is not written: it
+ * belongs to the declaration and may change between runs; a restore refuses to mix a TTL snapshot and a declaration
+ * without TTL, or the reverse, because the values would be read at the wrong offset.
+ *
+ * <p><b>Versions.</b> Version 1 had no user key type, user key codec version or flags; it is still read (every state
+ * without user keys or TTL). Version 2 is written.
  */
 public final class KeyedSnapshotFormat
 {
@@ -28,8 +45,12 @@ public final class KeyedSnapshotFormat
     public static final int MAGIC = 0x52464B53;
     /** Last four bytes of a keyed snapshot. */
     public static final int END_MAGIC = 0x52464B45;
-    /** The version this code writes and reads. */
-    public static final int VERSION = 1;
+    /** The version this code writes. */
+    public static final int VERSION = 2;
+    /** The oldest version this code reads. */
+    public static final int OLDEST_READABLE_VERSION = 1;
+    /** Bit of a state's flags: its values start with a {@link TtlValues} timestamp. */
+    public static final int FLAG_TIME_TO_LIVE = 1;
     /** Bytes of the footer: group count, index offset, end magic. */
     static final int FOOTER_LENGTH = 4 + 8 + 4;
 

@@ -58,10 +58,10 @@ public final class KeyedSnapshotReader
             throw corrupt("not a Ringflow keyed snapshot (magic " + Integer.toHexString(getInt(0)) + ")");
         }
         final int version = getInt(4);
-        if (version != KeyedSnapshotFormat.VERSION)
+        if (version < KeyedSnapshotFormat.OLDEST_READABLE_VERSION || version > KeyedSnapshotFormat.VERSION)
         {
-            throw corrupt("keyed snapshot format version " + version + ", this build reads " +
-                KeyedSnapshotFormat.VERSION);
+            throw corrupt("keyed snapshot format version " + version + ", this build reads versions " +
+                KeyedSnapshotFormat.OLDEST_READABLE_VERSION + " to " + KeyedSnapshotFormat.VERSION);
         }
         if (getInt(length - 4) != KeyedSnapshotFormat.END_MAGIC)
         {
@@ -97,6 +97,24 @@ public final class KeyedSnapshotReader
             position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
             final int valueVersion = getInt(position);
             position += 4;
+            String userKeyType = "";
+            int userKeyVersion = 0;
+            boolean timeToLive = false;
+            if (version >= 2)
+            {
+                userKeyType = getString(position);
+                position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+                userKeyVersion = getInt(position);
+                position += 4;
+                check(position, 1);
+                final int flags = bytes.getByte(position);
+                position += 1;
+                if ((flags & ~KeyedSnapshotFormat.FLAG_TIME_TO_LIVE) != 0)
+                {
+                    throw corrupt("unknown flags " + Integer.toHexString(flags & 0xFF) + " for state '" + name + "'");
+                }
+                timeToLive = (flags & KeyedSnapshotFormat.FLAG_TIME_TO_LIVE) != 0;
+            }
             final StateKind kind;
             try
             {
@@ -106,7 +124,8 @@ public final class KeyedSnapshotReader
             {
                 throw corrupt(ex.getMessage() + " for state '" + name + "'");
             }
-            metas.add(new StateMeta(name, kind, keyType, keyVersion, valueType, valueVersion));
+            metas.add(new StateMeta(name, kind, keyType, keyVersion, valueType, valueVersion, userKeyType,
+                userKeyVersion, timeToLive));
         }
         states = List.copyOf(metas);
         final int groupCount = getInt(length - KeyedSnapshotFormat.FOOTER_LENGTH);

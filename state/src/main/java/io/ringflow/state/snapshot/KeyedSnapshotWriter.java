@@ -60,6 +60,9 @@ public final class KeyedSnapshotWriter
             out.writeInt(state.keyCodecVersion());
             writeString(state.valueType());
             out.writeInt(state.valueCodecVersion());
+            writeString(state.userKeyType());
+            out.writeInt(state.userKeyCodecVersion());
+            out.writeByte(state.timeToLive() ? KeyedSnapshotFormat.FLAG_TIME_TO_LIVE : 0);
         }
     }
 

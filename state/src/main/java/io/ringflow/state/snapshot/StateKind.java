@@ -1,17 +1,19 @@
 package io.ringflow.state.snapshot;
 
-/** The kinds of keyed state, with the stable code each has in snapshots. */
+/**
+ * The kinds of keyed state, with the stable code each has in snapshots, and what one snapshot entry of each holds.
+ */
 public enum StateKind
 {
-    /** One value per key. */
+    /** One value per key. Entry: (key, value). */
     VALUE(1),
-    /** A map per key: entries are (key, user key) to value. */
+    /** A map per key. Entry: (key, user key as the sub-key, map value); one entry per user key. */
     MAP(2),
-    /** A list per key. */
+    /** A list per key. Entry: (key, the whole list in {@link ListCodec}'s format). */
     LIST(3),
-    /** One value per key, folded by a reduce function. */
+    /** One value per key, folded by a reduce function. Entry: (key, folded value). */
     REDUCING(4),
-    /** One accumulator per key, folded by an aggregate function. */
+    /** One accumulator per key, folded by an aggregate function. Entry: (key, accumulator). */
     AGGREGATING(5);
 
     private final int code;

@@ -1,8 +1,13 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.HeapKeyedStateStore;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.SnapshotContents;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
@@ -383,6 +388,110 @@ class ChronicleKeyedStateStoreTest
         final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
 
         assertThat(allocated).as("bytes allocated by 200,000 increments").isLessThan(64 * 1024);
+    }
+
+    // ------------------------------------------------------------------------------------------------ other kinds
+
+    @Test
+    void aMapStateKeepsAllOfAKeysEntriesInOneStoredValue()
+    {
+        final ChronicleKeyedStateStore store = open(config());
+        final MapState<String, Long> visits =
+            store.getMapState(new MapStateDescriptor<>("visits", String.class, Long.class));
+        for (long key = 0; key < 3; key++)
+        {
+            store.setCurrentKey(key);
+            for (int page = 0; page < 5; page++)
+            {
+                visits.put("page-" + page, key * page);
+            }
+        }
+
+        assertThat(((ChronicleMapState<?, ?>)visits).map().size()).as("stored values: one per key").isEqualTo(3);
+        assertThat(store.entryCount()).as("entries: one per user key").isEqualTo(15);
+    }
+
+    @Test
+    void aKeysMapLargerThanTheMaxEntrySizeIsRefusedNamingTheStateAndChangesNothing()
+    {
+        final ChronicleKeyedStateStore store = open(config().withMaxEntrySize(1_024));
+        final MapState<Long, byte[]> blobs = store.getMapState(new MapStateDescriptor<>("blobs", Long.class,
+            byte[].class));
+        store.setCurrentKey(1L);
+        long userKey = 0;
+        IllegalArgumentException refused = null;
+        while (refused == null)
+        {
+            try
+            {
+                blobs.put(userKey, new byte[100]);
+                userKey++;
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                refused = ex;
+            }
+        }
+
+        assertThat(refused).hasMessageContaining("'blobs'").hasMessageContaining("the map of the current key")
+            .hasMessageContaining("maxEntrySize");
+        // the key's 8 bytes, the count's 4, then per user key 4 + 8 + 4 + (4 + 100): 8 fit in 1024
+        assertThat(userKey).isEqualTo(8);
+        assertThat(blobs.contains(userKey)).isFalse();
+        assertThat(blobs.keys()).hasSize(8);
+        assertThat(store.entryCount()).isEqualTo(8);
+        store.setCurrentKey(2L);
+        blobs.put(userKey, new byte[100]);
+        assertThat(blobs.get(userKey)).hasSize(100);
+    }
+
+    @Test
+    void aListLargerThanTheMaxEntrySizeIsRefusedNamingTheStateAndChangesNothing()
+    {
+        final ChronicleKeyedStateStore store = open(config().withMaxEntrySize(1_024));
+        final ListState<String> lines = store.getListState(new ListStateDescriptor<>("lines", String.class));
+        store.setCurrentKey(1L);
+        final String line = "x".repeat(92);
+        int added = 0;
+        IllegalArgumentException refused = null;
+        while (refused == null)
+        {
+            try
+            {
+                lines.add(line);
+                added++;
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                refused = ex;
+            }
+        }
+
+        assertThat(refused).hasMessageContaining("'lines'").hasMessageContaining("maxEntrySize");
+        assertThat(added).as("elements of 4 + 4 + 92 bytes after the count, with the key's 8, in 1024").isEqualTo(10);
+        assertThat(lines.get()).hasSize(10);
+        assertThatThrownBy(() -> lines.update(java.util.Collections.nCopies(11, line)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'lines'");
+        assertThat(lines.get()).hasSize(10);
+    }
+
+    @Test
+    void aRestoredMapLargerThanTheMaxEntrySizeIsRefusedNamingTheState()
+    {
+        final HeapKeyedStateStore heap = new HeapKeyedStateStore();
+        final MapState<Long, byte[]> blobs = heap.getMapState(new MapStateDescriptor<>("blobs", Long.class,
+            byte[].class));
+        heap.setCurrentKey(1L);
+        for (long userKey = 0; userKey < 20; userKey++)
+        {
+            blobs.put(userKey, new byte[100]);
+        }
+        final byte[] bytes = SnapshotContents.take(heap, 1);
+        final ChronicleKeyedStateStore store = open(config().withMaxEntrySize(1_024));
+
+        assertThatThrownBy(() -> store.restore(List.of(SnapshotContents.reader(bytes))))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("'blobs'")
+            .hasMessageContaining("whole map").hasMessageContaining("raise maxEntrySize");
     }
 
     // ------------------------------------------------------------------------------------------------ copy-on-write

@@ -2,7 +2,6 @@ package io.ringflow.state.keyed;
 
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
-import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
@@ -13,7 +12,6 @@ import io.ringflow.state.snapshot.StateMeta;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -49,13 +47,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * <p>Snapshots are checked two ways: decoded independently of any backend ({@link SnapshotContents}, which also
  * rejects a key written twice or in the wrong key group), and restored into stores of every backend.
  */
-public abstract class KeyedStateStoreConformanceTest
+public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
 {
-    /** The number of key groups of most tests. */
-    protected static final int MAX_PARALLELISM = 128;
-    /** Every key group. */
-    protected static final KeyGroupRange ALL = new KeyGroupRange(0, MAX_PARALLELISM - 1);
-
     /**
      * A record key.
      *
@@ -74,35 +67,6 @@ public abstract class KeyedStateStoreConformanceTest
      */
     public record Reading(long at, long value)
     {
-    }
-
-    private final List<KeyedStateStore> stores = new ArrayList<>();
-
-    /**
-     * @param codecs         the codecs.
-     * @param maxParallelism the number of key groups.
-     * @param keyGroups      the key groups the store owns.
-     * @return a new store of the backend under test.
-     */
-    protected abstract KeyedStateStore createStore(CodecRegistry codecs, int maxParallelism, KeyGroupRange keyGroups);
-
-    /** The Chronicle configuration of the stores these tests build: small maps, several segments, in memory. */
-    protected static ChronicleStateConfig chronicleTestConfig()
-    {
-        return ChronicleStateConfig.defaults().withExpectedEntriesPerState(50_000).withAverageValueSize(12);
-    }
-
-    @AfterEach
-    void closeStores() throws Exception
-    {
-        for (final KeyedStateStore store : stores)
-        {
-            if (store instanceof AutoCloseable)
-            {
-                ((AutoCloseable)store).close();
-            }
-        }
-        stores.clear();
     }
 
     // ------------------------------------------------------------------------------------------------ values
@@ -720,46 +684,6 @@ public abstract class KeyedStateStoreConformanceTest
     }
 
     // ------------------------------------------------------------------------------------------------ support
-
-    /** @return a new store of the backend under test, every key group of 128, built-in codecs; closed after. */
-    protected final KeyedStateStore newStore()
-    {
-        return newStore(CodecRegistry.withBuiltIns(), MAX_PARALLELISM, ALL);
-    }
-
-    /**
-     * @param codecs         the codecs.
-     * @param maxParallelism the number of key groups.
-     * @param keyGroups      the key groups the store owns.
-     * @return a new store of the backend under test, closed after the test.
-     */
-    protected final KeyedStateStore newStore(
-        final CodecRegistry codecs, final int maxParallelism, final KeyGroupRange keyGroups)
-    {
-        return track(createStore(codecs, maxParallelism, keyGroups));
-    }
-
-    /**
-     * @param store a store to close after the test.
-     * @param <S>   its type.
-     * @return the store.
-     */
-    protected final <S extends KeyedStateStore> S track(final S store)
-    {
-        stores.add(store);
-        return store;
-    }
-
-    /**
-     * @param bytes a snapshot.
-     * @return a new store of the backend under test, restored from it.
-     */
-    protected final KeyedStateStore restoredFrom(final byte[] bytes)
-    {
-        final KeyedStateStore store = newStore();
-        store.restore(List.of(SnapshotContents.reader(bytes)));
-        return store;
-    }
 
     private byte[] countsSnapshot(final CodecRegistry codecs)
     {

@@ -4,20 +4,31 @@ import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
+import io.ringflow.state.snapshot.ListCodec;
+import io.ringflow.state.snapshot.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
+import io.ringflow.state.snapshot.TtlValues;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Test support: writes snapshots to bytes and decodes a keyed snapshot, independently of any backend, into
  * {@code state name -> (key -> value)}, checking on the way that no (state, key) appears twice and that every entry
  * sits in the key group of its key.
+ *
+ * <p>What a value decodes to, by kind: the value (VALUE, REDUCING), the accumulator (AGGREGATING), a {@code List} of
+ * the elements (LIST), and, for MAP states, a {@code Map} of the key's user keys to values (one snapshot entry per
+ * user key). Time-to-live timestamps are checked to be present and dropped; {@link #timestamps} returns them.
  */
 public final class SnapshotContents
 {
@@ -75,27 +86,23 @@ public final class SnapshotContents
      * @param codecs the codecs that wrote it.
      * @return state name to (key to value), keys sorted when comparable.
      */
-    @SuppressWarnings("unchecked")
     public static Map<String, Map<Object, Object>> decode(final byte[] bytes, final CodecRegistry codecs)
     {
-        final KeyedSnapshotReader reader = reader(bytes);
-        final List<StateMeta> metas = reader.states();
         final Map<String, Map<Object, Object>> contents = new TreeMap<>();
-        reader.read(reader.range(), (keyGroup, stateIndex, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
-            valueOffset, valueLength) ->
+        visit(bytes, codecs, (meta, key, userKey, value, timestamp) ->
         {
-            final StateMeta meta = metas.get(stateIndex);
-            final Codec<Object> keyCodec = (Codec<Object>)codecs.codecFor(load(meta.keyType()));
-            final Codec<Object> valueCodec = (Codec<Object>)codecs.codecFor(load(meta.valueType()));
-            final Object key = keyCodec.decode(buffer, keyOffset, keyLength);
-            final Object value = valueCodec.decode(buffer, valueOffset, valueLength);
-            if (KeyGroups.keyGroupOf(key, reader.maxParallelism()) != keyGroup)
-            {
-                throw new AssertionError("key " + key + " of state " + meta.name() + " is in key group " + keyGroup +
-                    " instead of " + KeyGroups.keyGroupOf(key, reader.maxParallelism()));
-            }
             final Map<Object, Object> state = contents.computeIfAbsent(meta.name(), name -> new HashMap<>());
-            if (state.put(key, value) != null)
+            if (meta.kind() == StateKind.MAP)
+            {
+                @SuppressWarnings("unchecked")
+                final Map<Object, Object> map = (Map<Object, Object>)state.computeIfAbsent(key, k -> new HashMap<>());
+                if (map.put(userKey, value) != null)
+                {
+                    throw new AssertionError("user key " + userKey + " of key " + key + " of state " + meta.name() +
+                        " is in the snapshot twice");
+                }
+            }
+            else if (state.put(key, value) != null)
             {
                 throw new AssertionError("key " + key + " of state " + meta.name() + " is in the snapshot twice");
             }
@@ -104,7 +111,56 @@ public final class SnapshotContents
     }
 
     /**
+     * @param bytes  a snapshot.
+     * @param codecs the codecs that wrote it.
+     * @return state name to (key, or for a map state {@code List.of(key, userKey)}, to the entry's time-to-live
+     * timestamp), for the states that have a time-to-live.
+     */
+    public static Map<String, Map<Object, Long>> timestamps(final byte[] bytes, final CodecRegistry codecs)
+    {
+        final Map<String, Map<Object, Long>> contents = new TreeMap<>();
+        visit(bytes, codecs, (meta, key, userKey, value, timestamp) ->
+        {
+            if (meta.timeToLive())
+            {
+                contents.computeIfAbsent(meta.name(), name -> new HashMap<>())
+                    .put(meta.kind() == StateKind.MAP ? List.of(key, userKey) : key, timestamp);
+            }
+        });
+        return contents;
+    }
+
+    /**
+     * The entries exactly as written, for comparing the snapshots of two backends byte for byte, whatever the order
+     * of entries within a key group.
+     *
+     * @param bytes a snapshot.
+     * @return one line per entry, "state | key group | key | sub-key | value" in hex, sorted.
+     */
+    public static List<String> rawEntries(final byte[] bytes)
+    {
+        final KeyedSnapshotReader reader = reader(bytes);
+        final List<StateMeta> metas = reader.states();
+        final HexFormat hex = HexFormat.of();
+        final TreeSet<String> lines = new TreeSet<>();
+        reader.read(reader.range(), (keyGroup, stateIndex, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
+            valueOffset, valueLength) ->
+        {
+            final String line = metas.get(stateIndex) + " | " + keyGroup + " | " +
+                hex.formatHex(slice(buffer, keyOffset, keyLength)) + " | " +
+                (subKeyLength < 0 ? "-" : hex.formatHex(slice(buffer, subKeyOffset, subKeyLength))) + " | " +
+                hex.formatHex(slice(buffer, valueOffset, valueLength));
+            if (!lines.add(line))
+            {
+                throw new AssertionError("entry written twice: " + line);
+            }
+        });
+        return new ArrayList<>(lines);
+    }
+
+    /**
      * @param models state name to its model; empty models are left out, as {@link #decode} leaves out empty states.
+     *               A map state's model maps keys to maps of user keys, which are copied too, like lists.
      * @return a deep copy, comparable with {@link #decode}'s result.
      */
     public static Map<String, Map<Object, Object>> expected(final Map<String, ? extends Map<?, ?>> models)
@@ -112,12 +168,93 @@ public final class SnapshotContents
         final Map<String, Map<Object, Object>> copy = new TreeMap<>();
         models.forEach((name, model) ->
         {
-            if (!model.isEmpty())
+            final Map<Object, Object> state = new HashMap<>();
+            model.forEach((key, value) ->
             {
-                copy.put(name, new HashMap<>(model));
+                if (value instanceof Map<?, ?> map)
+                {
+                    if (!map.isEmpty())
+                    {
+                        state.put(key, new HashMap<>(map));
+                    }
+                }
+                else if (value instanceof List<?> list)
+                {
+                    if (!list.isEmpty())
+                    {
+                        state.put(key, new ArrayList<>(list));
+                    }
+                }
+                else
+                {
+                    state.put(key, value);
+                }
+            });
+            if (!state.isEmpty())
+            {
+                copy.put(name, state);
             }
         });
         return copy;
+    }
+
+    /** Receives decoded entries. */
+    @FunctionalInterface
+    private interface DecodedVisitor
+    {
+        void entry(StateMeta meta, Object key, Object userKey, Object value, long timestamp);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void visit(final byte[] bytes, final CodecRegistry codecs, final DecodedVisitor visitor)
+    {
+        final KeyedSnapshotReader reader = reader(bytes);
+        final List<StateMeta> metas = reader.states();
+        reader.read(reader.range(), (keyGroup, stateIndex, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
+            valueOffset, valueLength) ->
+        {
+            final StateMeta meta = metas.get(stateIndex);
+            final Codec<Object> keyCodec = (Codec<Object>)codecs.codecFor(load(meta.keyType()));
+            Codec<?> valueCodec = codecs.codecFor(load(meta.valueType()));
+            if (meta.kind() == StateKind.LIST)
+            {
+                valueCodec = new ListCodec<>(valueCodec);
+            }
+            final Object key = keyCodec.decode(buffer, keyOffset, keyLength);
+            if (KeyGroups.keyGroupOf(key, reader.maxParallelism()) != keyGroup)
+            {
+                throw new AssertionError("key " + key + " of state " + meta.name() + " is in key group " + keyGroup +
+                    " instead of " + KeyGroups.keyGroupOf(key, reader.maxParallelism()));
+            }
+            Object userKey = null;
+            if (meta.kind() == StateKind.MAP)
+            {
+                if (subKeyLength < 0)
+                {
+                    throw new AssertionError("an entry of map state " + meta.name() + " has no user key");
+                }
+                userKey = codecs.codecFor(load(meta.userKeyType())).decode(buffer, subKeyOffset, subKeyLength);
+            }
+            else if (subKeyLength >= 0)
+            {
+                throw new AssertionError("an entry of " + meta.kind() + " state " + meta.name() + " has a sub-key");
+            }
+            final int prefix = meta.timeToLive() ? TtlValues.PREFIX_LENGTH : 0;
+            if (valueLength < prefix)
+            {
+                throw new AssertionError("a value of state " + meta.name() + " has no time-to-live timestamp");
+            }
+            final long timestamp = prefix == 0 ? 0 : TtlValues.timestamp(buffer, valueOffset);
+            final Object value = valueCodec.decode(buffer, valueOffset + prefix, valueLength - prefix);
+            visitor.entry(meta, key, userKey, value, timestamp);
+        });
+    }
+
+    private static byte[] slice(final UnsafeBuffer buffer, final int offset, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(offset, bytes);
+        return bytes;
     }
 
     private static Class<?> load(final String name)

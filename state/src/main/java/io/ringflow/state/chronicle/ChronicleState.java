@@ -1,0 +1,130 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.keyed.State;
+import io.ringflow.state.keyed.StateCompatibility;
+import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateTtlConfig;
+import io.ringflow.state.snapshot.StateMeta;
+import io.ringflow.state.snapshot.TtlValues;
+
+/**
+ * What every Chronicle state shares: its declaration, its {@link StateMap}, its codecs and time-to-live, and the
+ * current key, encoded once per record by the store.
+ *
+ * <p>Stored values are exactly snapshot values: with a time-to-live each starts with the {@link TtlValues} timestamp
+ * ({@link #prefix} bytes), and a map state's values are {@link MapBlobLayout map values}.
+ *
+ * <p>Thread contract: the task thread only.
+ */
+abstract class ChronicleState implements State
+{
+    final ChronicleKeyedStateStore store;
+    final StateMap map;
+    final StateDescriptor descriptor;
+    /** The codec of {@link StateDescriptor#valueType()}. */
+    final Codec<Object> valueCodec;
+    /** The time-to-live, or null. */
+    final StateTtlConfig ttl;
+    /** Bytes of the time-to-live prefix of each value: 0 or {@link TtlValues#PREFIX_LENGTH}. */
+    final int prefix;
+    final int maxEntrySize;
+
+    ChronicleState(
+        final ChronicleKeyedStateStore store, final StateMap map, final StateDescriptor descriptor,
+        final Codec<Object> valueCodec, final int maxEntrySize)
+    {
+        this.store = store;
+        this.map = map;
+        this.descriptor = descriptor;
+        this.valueCodec = valueCodec;
+        this.ttl = descriptor.ttlConfig();
+        this.prefix = ttl == null ? 0 : TtlValues.PREFIX_LENGTH;
+        this.maxEntrySize = maxEntrySize;
+    }
+
+    /** @return the time-to-live read from the descriptor at declaration, or null. */
+    final StateTtlConfig ttl()
+    {
+        return ttl;
+    }
+
+    /** @return the declaration. */
+    final StateDescriptor descriptor()
+    {
+        return descriptor;
+    }
+
+    /** @return the state's map. */
+    final StateMap map()
+    {
+        return map;
+    }
+
+    /** @return the codec of a map state's user keys; null for every other kind. */
+    Codec<Object> userKeyCodec()
+    {
+        return null;
+    }
+
+    /**
+     * @param keyClass the store's key type, or null.
+     * @param keyCodec its codec, or null.
+     * @return what a snapshot says about this state.
+     */
+    final StateMeta meta(final Class<?> keyClass, final Codec<?> keyCodec)
+    {
+        return StateCompatibility.meta(descriptor, ttl, keyClass, keyCodec, valueCodec, userKeyCodec());
+    }
+
+    /**
+     * Decodes a restored stored value, to check that the codecs now registered read it; the result is dropped.
+     *
+     * @param value a stored value of this state.
+     * @throws RuntimeException when it cannot be decoded.
+     */
+    abstract void checkStoredValue(EncodedBytes value);
+
+    /** @return the current key, encoded; valid until the next record. */
+    final EncodedBytes currentKey()
+    {
+        return store.encodedCurrentKey(descriptor.name());
+    }
+
+    /** @return the time now, from the time-to-live's clock; only with a time-to-live. */
+    final long now()
+    {
+        return ttl.clock().getAsLong();
+    }
+
+    final boolean expired(final long timestamp, final long now)
+    {
+        return TtlValues.isExpired(timestamp, ttl.ttlMillis(), now);
+    }
+
+    final boolean refreshesOnRead()
+    {
+        return ttl != null && ttl.updateType() == StateTtlConfig.UpdateType.OnReadAndWrite;
+    }
+
+    /**
+     * @param what        what was too large, for the message ("the value", "the map of the current key").
+     * @param valueLength its encoded length, or -1 when encoding stopped at the limit.
+     * @param keyLength   the encoded length of the current key.
+     * @return the error for a write that would exceed the maximum entry size; nothing was changed.
+     */
+    final IllegalArgumentException tooLarge(final String what, final int valueLength, final int keyLength)
+    {
+        return new IllegalArgumentException("state '" + descriptor.name() + "': " + what + " " +
+            (valueLength < 0 ? "encodes to more than " + maxEntrySize + " bytes" :
+            "encodes to " + valueLength + " bytes, with the key's " + keyLength + " more than " + maxEntrySize) +
+            ", the maxEntrySize of the Chronicle state backend; the state was not changed (" +
+            descriptor.describe() + ")");
+    }
+
+    @Override
+    public String toString()
+    {
+        return getClass().getSimpleName() + '{' + descriptor + '}';
+    }
+}

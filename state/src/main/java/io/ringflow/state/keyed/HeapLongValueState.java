@@ -1,0 +1,109 @@
+package io.ringflow.state.keyed;
+
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * A {@code ValueState<Long>} without time-to-live keeps its values unboxed: {@code long} keys in a
+ * {@link Long2LongHashMap}, where one probe yields the value with no object to follow. {@link Long#MIN_VALUE} marks
+ * an absent value in that map, so the rare key whose value is exactly {@code Long.MIN_VALUE}, and every key that is
+ * not a {@code Long}, live in the general {@link HeapValueState} beside it.
+ *
+ * <p>Thread contract: the task thread only.
+ */
+final class HeapLongValueState extends HeapState implements ValueState<Long>
+{
+    private static final long ABSENT = Long.MIN_VALUE;
+
+    private final Long2LongHashMap values = new Long2LongHashMap(ABSENT);
+    private final HeapValueState<Long> others;
+
+    HeapLongValueState(final HeapKeyedStateStore store, final ValueStateDescriptor<Long> descriptor)
+    {
+        super(store, descriptor);
+        others = new HeapValueState<>(store, descriptor);
+    }
+
+    @Override
+    public Long value()
+    {
+        final Object key = requireKey();
+        if (key instanceof Long)
+        {
+            final long value = values.get(((Long)key).longValue());
+            if (value != ABSENT)
+            {
+                return value;
+            }
+        }
+        return others.value();
+    }
+
+    @Override
+    public void update(final Long value)
+    {
+        final Object key = requireKey();
+        if (value == null || !(key instanceof Long) || value == ABSENT)
+        {
+            if (key instanceof Long)
+            {
+                values.remove(((Long)key).longValue());
+            }
+            others.update(value);
+            return;
+        }
+        values.put(((Long)key).longValue(), value.longValue());
+        if (others.size() != 0)
+        {
+            others.clear();
+        }
+    }
+
+    @Override
+    public void clear()
+    {
+        final Object key = requireKey();
+        if (key instanceof Long)
+        {
+            values.remove(((Long)key).longValue());
+        }
+        if (others.size() != 0)
+        {
+            others.clear();
+        }
+    }
+
+    @Override
+    long size()
+    {
+        return values.size() + others.size();
+    }
+
+    @Override
+    HeapFrozenState freeze()
+    {
+        final Long2LongHashMap valuesCopy = new Long2LongHashMap(values);
+        final HeapFrozenState othersCopy = others.freeze();
+        return new HeapFrozenState(descriptor, null)
+        {
+            @Override
+            void forEach(final EntryVisitor visitor)
+            {
+                valuesCopy.forEachLong((key, value) -> visitor.entry(key, null, value, 0));
+                othersCopy.forEach(visitor);
+            }
+        };
+    }
+
+    @Override
+    void putRestored(final Object key, final Object userKey, final Object value, final long timestamp)
+    {
+        if (key instanceof Long && (Long)value != ABSENT)
+        {
+            values.put(((Long)key).longValue(), ((Long)value).longValue());
+        }
+        else
+        {
+            others.putRestored(key, null, value, timestamp);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.keyed.StateKindsConformanceTest;
+
+/** The Chronicle Map store, in memory, against the map, list, reducing and aggregating state contract. */
+class ChronicleStateKindsConformanceTest extends StateKindsConformanceTest
+{
+    @Override
+    protected KeyedStateStore createStore(
+        final CodecRegistry codecs, final int maxParallelism, final KeyGroupRange keyGroups)
+    {
+        return new ChronicleKeyedStateStore(chronicleTestConfig(), codecs, maxParallelism, keyGroups);
+    }
+}

@@ -1,0 +1,17 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.keyed.TimeToLiveConformanceTest;
+
+/** The Chronicle Map store, in memory, against the time-to-live contract. */
+class ChronicleTimeToLiveConformanceTest extends TimeToLiveConformanceTest
+{
+    @Override
+    protected KeyedStateStore createStore(
+        final CodecRegistry codecs, final int maxParallelism, final KeyGroupRange keyGroups)
+    {
+        return new ChronicleKeyedStateStore(chronicleTestConfig(), codecs, maxParallelism, keyGroups);
+    }
+}

@@ -1,0 +1,14 @@
+package io.ringflow.state.keyed;
+
+import io.ringflow.state.codec.CodecRegistry;
+
+/** The heap store, the reference, against the time-to-live contract. */
+class HeapTimeToLiveConformanceTest extends TimeToLiveConformanceTest
+{
+    @Override
+    protected KeyedStateStore createStore(
+        final CodecRegistry codecs, final int maxParallelism, final KeyGroupRange keyGroups)
+    {
+        return new HeapKeyedStateStore(codecs, maxParallelism, keyGroups);
+    }
+}
