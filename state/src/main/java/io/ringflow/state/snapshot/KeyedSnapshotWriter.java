@@ -2,11 +2,11 @@ package io.ringflow.state.snapshot;
 
 import io.ringflow.state.keyed.KeyGroupRange;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.BufferedOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -18,8 +18,15 @@ import java.util.List;
  */
 public final class KeyedSnapshotWriter
 {
-    private final DataOutputStream out;
-    private final CountingStream counter;
+    private static final int CHUNK = 64 * 1024;
+
+    /** Where complete chunks go; not closed here. */
+    private final OutputStream destination;
+    /** Bytes are assembled here, big-endian, and handed on a chunk at a time: no call per field. */
+    private final UnsafeBuffer chunk = new UnsafeBuffer(new byte[CHUNK]);
+    private int position;
+    /** Bytes handed to the destination so far. */
+    private long flushed;
     private final int statesCount;
     private final KeyGroupRange range;
     private int[] groups = new int[16];
@@ -27,7 +34,6 @@ public final class KeyedSnapshotWriter
     private int groupCount;
     private int remainingInGroup;
     private int lastGroup = -1;
-    private byte[] scratch = new byte[256];
 
     /**
      * Writes the header.
@@ -42,27 +48,26 @@ public final class KeyedSnapshotWriter
         final OutputStream destination, final int maxParallelism, final KeyGroupRange range,
         final List<StateMeta> states) throws IOException
     {
-        this.counter = new CountingStream(new BufferedOutputStream(destination, 64 * 1024));
-        this.out = new DataOutputStream(counter);
+        this.destination = destination;
         this.statesCount = states.size();
         this.range = range;
-        out.writeInt(KeyedSnapshotFormat.MAGIC);
-        out.writeInt(KeyedSnapshotFormat.VERSION);
-        out.writeInt(maxParallelism);
-        out.writeInt(range.start());
-        out.writeInt(range.end());
-        out.writeInt(states.size());
+        putInt(KeyedSnapshotFormat.MAGIC);
+        putInt(KeyedSnapshotFormat.VERSION);
+        putInt(maxParallelism);
+        putInt(range.start());
+        putInt(range.end());
+        putInt(states.size());
         for (final StateMeta state : states)
         {
             writeString(state.name());
-            out.writeByte(state.kind().code());
+            putByte(state.kind().code());
             writeString(state.keyType());
-            out.writeInt(state.keyCodecVersion());
+            putInt(state.keyCodecVersion());
             writeString(state.valueType());
-            out.writeInt(state.valueCodecVersion());
+            putInt(state.valueCodecVersion());
             writeString(state.userKeyType());
-            out.writeInt(state.userKeyCodecVersion());
-            out.writeByte(state.timeToLive() ? KeyedSnapshotFormat.FLAG_TIME_TO_LIVE : 0);
+            putInt(state.userKeyCodecVersion());
+            putByte(state.timeToLive() ? KeyedSnapshotFormat.FLAG_TIME_TO_LIVE : 0);
         }
     }
 
@@ -92,12 +97,12 @@ public final class KeyedSnapshotWriter
             offsets = java.util.Arrays.copyOf(offsets, groupCount * 2);
         }
         groups[groupCount] = keyGroup;
-        offsets[groupCount] = counter.count;
+        offsets[groupCount] = flushed + position;
         groupCount++;
         lastGroup = keyGroup;
         remainingInGroup = entries;
-        out.writeInt(keyGroup);
-        out.writeInt(entries);
+        putInt(keyGroup);
+        putInt(entries);
     }
 
     /**
@@ -130,11 +135,11 @@ public final class KeyedSnapshotWriter
             throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
         }
         remainingInGroup--;
-        out.writeInt(stateIndex);
+        putInt(stateIndex);
         writeBytes(key, keyOffset, keyLength);
         if (subKey == null)
         {
-            out.writeInt(-1);
+            putInt(-1);
         }
         else
         {
@@ -155,58 +160,78 @@ public final class KeyedSnapshotWriter
             throw new IllegalStateException("key group " + lastGroup + " still expects " + remainingInGroup +
                 " entries");
         }
-        final long indexOffset = counter.count;
+        final long indexOffset = flushed + position;
         for (int i = 0; i < groupCount; i++)
         {
-            out.writeInt(groups[i]);
-            out.writeLong(offsets[i]);
+            putInt(groups[i]);
+            putLong(offsets[i]);
         }
-        out.writeInt(groupCount);
-        out.writeLong(indexOffset);
-        out.writeInt(KeyedSnapshotFormat.END_MAGIC);
-        out.flush();
+        putInt(groupCount);
+        putLong(indexOffset);
+        putInt(KeyedSnapshotFormat.END_MAGIC);
+        flushChunk();
+        destination.flush();
     }
 
     private void writeBytes(final DirectBuffer buffer, final int offset, final int length) throws IOException
     {
-        out.writeInt(length);
-        if (scratch.length < length)
+        putInt(length);
+        int done = 0;
+        while (done < length)
         {
-            scratch = new byte[Math.max(length, scratch.length * 2)];
+            if (position == CHUNK)
+            {
+                flushChunk();
+            }
+            final int part = Math.min(length - done, CHUNK - position);
+            chunk.putBytes(position, buffer, offset + done, part);
+            position += part;
+            done += part;
         }
-        buffer.getBytes(offset, scratch, 0, length);
-        out.write(scratch, 0, length);
     }
 
     private void writeString(final String value) throws IOException
     {
         final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(bytes.length);
-        out.write(bytes);
+        writeBytes(new UnsafeBuffer(bytes), 0, bytes.length);
     }
 
-    /** Counts the bytes written, as a long: a snapshot may exceed 2 GiB. */
-    private static final class CountingStream extends java.io.FilterOutputStream
+    private void putInt(final int value) throws IOException
     {
-        long count;
+        ensure(Integer.BYTES);
+        chunk.putInt(position, value, ByteOrder.BIG_ENDIAN);
+        position += Integer.BYTES;
+    }
 
-        CountingStream(final OutputStream out)
+    private void putLong(final long value) throws IOException
+    {
+        ensure(Long.BYTES);
+        chunk.putLong(position, value, ByteOrder.BIG_ENDIAN);
+        position += Long.BYTES;
+    }
+
+    private void putByte(final int value) throws IOException
+    {
+        ensure(1);
+        chunk.putByte(position, (byte)value);
+        position++;
+    }
+
+    private void ensure(final int bytes) throws IOException
+    {
+        if (position + bytes > CHUNK)
         {
-            super(out);
+            flushChunk();
         }
+    }
 
-        @Override
-        public void write(final int b) throws IOException
+    private void flushChunk() throws IOException
+    {
+        if (position > 0)
         {
-            out.write(b);
-            count++;
-        }
-
-        @Override
-        public void write(final byte[] bytes, final int offset, final int length) throws IOException
-        {
-            out.write(bytes, offset, length);
-            count += length;
+            destination.write(chunk.byteArray(), 0, position);
+            flushed += position;
+            position = 0;
         }
     }
 }
