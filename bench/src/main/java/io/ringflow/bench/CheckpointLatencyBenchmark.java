@@ -39,10 +39,12 @@ import java.util.concurrent.TimeUnit;
  *   thread 1        thread 2                            thread depth+1
  * </pre>
  *
- * <p>{@code load}: IDLE (the source emits 1,000 records/s: the rings are empty, this is the pure barrier path) or
- * SATURATED (as fast as possible: the barrier queues behind full rings; aligned and at-least-once are equal here,
- * every task has one input). Verified: every invocation returns a completed checkpoint whose source position is
- * recorded, and the job must still be RUNNING at the end of the trial.
+ * <p>{@code load}: IDLE (the sources emit 1,000 records/s in total: the rings are empty, this is the pure barrier
+ * path) or SATURATED (as fast as possible: the barrier queues behind full rings). {@code fanIn} parallel source
+ * subtasks feed the first map, which then aligns (or, unaligned, overtakes) that many barriers.
+ * {@code checkpointingMode} and {@code unaligned} choose the barrier handling. Verified: every invocation returns a
+ * completed checkpoint that recorded a position for every source subtask, and the job must still be RUNNING at the
+ * end of the trial.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -77,9 +79,17 @@ public class CheckpointLatencyBenchmark
     @Param({"BLOCK", "BACKOFF"})
     public IdleStrategyKind idleStrategy;
 
-    /** Barrier handling at tasks (one input each here, so alignment never blocks). */
+    /** Barrier handling at tasks. */
     @Param({"EXACTLY_ONCE"})
     public CheckpointingMode checkpointingMode;
+
+    /** With EXACTLY_ONCE: whether barriers overtake queued records (unaligned checkpoints). */
+    @Param({"false"})
+    public boolean unaligned;
+
+    /** Parallel source subtasks feeding the first map: its input channels, each with its own barrier. */
+    @Param({"1"})
+    public int fanIn;
 
     /** Where checkpoints are committed: in memory, or a directory (write, fsync, rename, fsync). */
     @Param({"MEMORY"})
@@ -94,13 +104,14 @@ public class CheckpointLatencyBenchmark
     {
         final JobConfig.Builder config = JobConfig.builder()
             .idleStrategy(idleStrategy).checkpointingMode(checkpointingMode).chaining(true);
+        final io.ringflow.engine.api.CheckpointConfig.Builder checkpoints =
+            io.ringflow.engine.api.CheckpointConfig.every(java.time.Duration.ofDays(1)).unaligned(unaligned);
         if ("DIRECTORY".equals(storage))
         {
             try
             {
                 directory = java.nio.file.Files.createTempDirectory("ringflow-checkpoint-latency");
-                config.checkpointing(io.ringflow.engine.api.CheckpointConfig.every(java.time.Duration.ofDays(1))
-                    .storage(new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(directory)).build());
+                checkpoints.storage(new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(directory));
             }
             catch (final java.io.IOException ex)
             {
@@ -111,13 +122,14 @@ public class CheckpointLatencyBenchmark
         {
             throw new IllegalArgumentException("storage must be MEMORY or DIRECTORY, was " + storage);
         }
+        config.checkpointing(checkpoints.build());
         final JobEnvironment env = JobEnvironment.create(config.build());
         final GeneratorSource<Long> numbers = GeneratorSource.unbounded(Long.class, (i, t) -> i);
         DataStream<Long> stream = env.fromSource(load == Load.IDLE ? numbers.withRate(1_000) : numbers, "numbers")
-            .uid("numbers");
+            .uid("numbers").setParallelism(fanIn);
         for (int hop = 1; hop <= depth; hop++)
         {
-            stream = stream.rebalance().map(n -> n + 1).name("map-" + hop);
+            stream = stream.rebalance().map(n -> n + 1).name("map-" + hop).setParallelism(1);
         }
         stream.sinkTo(new DiscardSink<>()).name("sink");
         job = env.execute("checkpoint-latency");
@@ -132,7 +144,7 @@ public class CheckpointLatencyBenchmark
     {
         final CompletedCheckpoint done = job.triggerCheckpoint().get(1, TimeUnit.MINUTES);
         final List<Long> positions = done.sourcePositions().get("numbers");
-        if (positions == null || positions.size() != 1 || positions.get(0) < 0)
+        if (positions == null || positions.size() != fanIn || positions.stream().anyMatch(position -> position < 0))
         {
             throw new IllegalStateException("checkpoint " + done.checkpointId() + " recorded no source position");
         }
