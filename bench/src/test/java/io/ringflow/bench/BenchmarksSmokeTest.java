@@ -161,6 +161,17 @@ class BenchmarksSmokeTest
     }
 
     @Test
+    void stateFlushHarnessRunsAndChecksTheSnapshotItWrote() throws Exception
+    {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8))
+        {
+            io.ringflow.bench.state.StateFlushHarness.run(new int[] {1_000}, 0.05, out);
+        }
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("HEAP").contains("CHRONICLE");
+    }
+
+    @Test
     void checkpointHarnessQuickRunPassesItsChecks() throws Exception
     {
         final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
