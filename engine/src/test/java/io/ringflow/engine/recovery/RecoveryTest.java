@@ -116,6 +116,57 @@ class RecoveryTest
     }
 
     @Test
+    void aJobCancelledWhileItWaitsToRestartEndsCanceledWithNoThreadLeft() throws Exception
+    {
+        final CountingJob job = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ofDays(1)))
+            .build());
+        job.build(env, 1);
+        final JobHandle handle = env.execute("recovery-cancel-restarting");
+        job.armed.set(true);
+        job.source.openUpTo(10);
+        Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.status() == JobStatus.RESTARTING);
+        handle.cancel();
+        assertThat(handle.awaitTermination(TestJobs.HANG_GUARD)).isEqualTo(JobStatus.CANCELED);
+        assertThat(handle.restartCount()).isZero();
+        assertThat(TestJobs.liveThreadsOf("recovery-cancel-restarting")).isEmpty();
+    }
+
+    @Test
+    void aSecondRunInTheSameDirectoryNeverReusesACheckpointId(@TempDir final Path dir) throws Exception
+    {
+        final long firstId;
+        final CountingJob first = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
+                .retained(5).build())
+            .build());
+        first.build(env, 1);
+        try (JobHandle handle = env.execute("recovery-first-run"))
+        {
+            first.source.openUpTo(100);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 100);
+            firstId = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId();
+        }
+        final byte[] firstMetadata = Files.readAllBytes(dir.resolve("chk-" + firstId).resolve("_metadata"));
+
+        final CountingJob second = new CountingJob(KEYS);
+        final JobEnvironment again = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
+                .retained(5).build())
+            .build());
+        second.build(again, 1);
+        try (JobHandle handle = again.execute("recovery-second-run"))
+        {
+            second.source.openUpTo(50);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> second.sinkTotal() == 50);
+            assertThat(handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId()).isGreaterThan(firstId);
+        }
+        assertThat(Files.readAllBytes(dir.resolve("chk-" + firstId).resolve("_metadata"))).isEqualTo(firstMetadata);
+    }
+
+    @Test
     void aCorruptStateFileIsNeverRestoredFromAndAnOlderCheckpointIsUsed() throws Exception
     {
         final InMemoryCheckpointStorage storage = new InMemoryCheckpointStorage();
