@@ -12,13 +12,15 @@ import java.util.Map;
  * @param durationNanos   trigger to the last acknowledgement.
  * @param sourcePositions per source operator uid, the position of each subtask (index = subtask).
  * @param subtasks        per task, what it spent on this checkpoint.
+ * @param savepoint       whether it was taken as a savepoint (aligned, kept by retention and on cancel).
  */
 public record CompletedCheckpoint(
     long checkpointId,
     long triggerMillis,
     long durationNanos,
     Map<String, List<Long>> sourcePositions,
-    List<SubtaskCheckpointStats> subtasks)
+    List<SubtaskCheckpointStats> subtasks,
+    boolean savepoint)
 {
     /** @return the longest alignment of any task, ns. */
     public long maxAlignmentNanos()
@@ -76,8 +78,9 @@ public record CompletedCheckpoint(
             maxSync = Math.max(maxSync, stats.syncDurationNanos());
             maxAsync = Math.max(maxAsync, stats.asyncDurationNanos());
         }
-        return String.format(java.util.Locale.ROOT, "checkpoint %d %s: %.1f us end to end, max sync %.1f us, " +
-            "max async %.1f us, max alignment %.1f us, state %d B, in-flight %d B, %d tasks", checkpointId,
+        return String.format(java.util.Locale.ROOT, "%s %d %s: %.1f us end to end, max sync %.1f us, " +
+            "max async %.1f us, max alignment %.1f us, state %d B, in-flight %d B, %d tasks",
+            savepoint ? "savepoint" : "checkpoint", checkpointId,
             unaligned() ? "unaligned" : "aligned", durationNanos / 1e3, maxSync / 1e3, maxAsync / 1e3,
             maxAlignmentNanos() / 1e3, stateSizeBytes(), inFlightBytes(), subtasks.size());
     }

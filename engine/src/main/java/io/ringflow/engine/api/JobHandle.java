@@ -52,6 +52,15 @@ public interface JobHandle extends AutoCloseable
     java.util.List<CompletedCheckpoint> completedCheckpoints();
 
     /**
+     * Takes a savepoint: a checkpoint that is always aligned (it holds no in-flight records, so it can be restored into
+     * a changed job or at another parallelism), marked as a savepoint in its metadata, never pruned by retention and
+     * never deleted when the job is cancelled. Restore it with {@code JobConfig.restoreFrom}.
+     *
+     * @return completes with the savepoint once durable, or exceptionally when it is aborted.
+     */
+    CompletableFuture<CompletedCheckpoint> triggerSavepoint();
+
+    /**
      * Stops the job: every thread stops soon after; {@link #termination()} completes with CANCELED unless the job
      * had already stopped.
      */

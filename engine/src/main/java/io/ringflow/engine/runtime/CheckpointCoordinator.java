@@ -126,24 +126,38 @@ final class CheckpointCoordinator
      */
     CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
     {
-        return trigger().future.thenApply(c -> c);
+        return trigger(false).future.thenApply(c -> c);
+    }
+
+    /**
+     * @return completes with the savepoint (aligned, marked as a savepoint in its metadata, kept by retention and on
+     *     cancel), or exceptionally when it is aborted.
+     */
+    CompletableFuture<CompletedCheckpoint> triggerSavepoint()
+    {
+        return trigger(true).future.thenApply(c -> c);
     }
 
     /** @return the triggered checkpoint (already aborted when the job has stopped). */
     PendingCheckpoint trigger()
+    {
+        return trigger(false);
+    }
+
+    private PendingCheckpoint trigger(final boolean savepoint)
     {
         final PendingCheckpoint p;
         synchronized (lock)
         {
             if (stopped)
             {
-                final PendingCheckpoint refused = new PendingCheckpoint(-1, 0);
+                final PendingCheckpoint refused = new PendingCheckpoint(-1, 0, savepoint);
                 refused.future.completeExceptionally(new IllegalStateException("the job is not running"));
                 return refused;
             }
-            p = register();
+            p = register(savepoint);
         }
-        execution.requestBarrier(p.id);
+        execution.requestBarrier(p.id, savepoint);
         return p;
     }
 
@@ -387,9 +401,9 @@ final class CheckpointCoordinator
             {
                 return;
             }
-            p = register();
+            p = register(false);
         }
-        execution.requestBarrier(p.id);
+        execution.requestBarrier(p.id, false);
     }
 
     private void expireOverdue()
@@ -412,9 +426,9 @@ final class CheckpointCoordinator
         }
     }
 
-    private PendingCheckpoint register()
+    private PendingCheckpoint register(final boolean savepoint)
     {
-        final PendingCheckpoint p = new PendingCheckpoint(nextCheckpointId++, tasks.size());
+        final PendingCheckpoint p = new PendingCheckpoint(nextCheckpointId++, tasks.size(), savepoint);
         pending.put(p.id, p);
         return p;
     }

@@ -45,6 +45,7 @@ public final class JobExecution implements JobHandle
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicInteger finishedTasks = new AtomicInteger();
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
+    /** The newest barrier requested, packed: id &lt;&lt; 1, low bit set for a savepoint. Ids rise, so max() keeps it. */
     private final AtomicLong requestedBarrier = new AtomicLong();
     /** Index of each sink task (a task without output channels) into {@link #sinkBarriers}. */
     private final Map<Task, Integer> sinkIndex = new IdentityHashMap<>();
@@ -255,6 +256,12 @@ public final class JobExecution implements JobHandle
     }
 
     @Override
+    public CompletableFuture<CompletedCheckpoint> triggerSavepoint()
+    {
+        return coordinator.triggerSavepoint();
+    }
+
+    @Override
     public List<CompletedCheckpoint> completedCheckpoints()
     {
         return coordinator.completedCheckpoints();
@@ -266,10 +273,15 @@ public final class JobExecution implements JobHandle
         return coordinator.nextCheckpointId();
     }
 
-    /** Asks every running source to inject barrier {@code id} at its next cycle. Any thread. */
-    void requestBarrier(final long id)
+    /**
+     * Asks every running source to inject barrier {@code id} at its next cycle. Any thread.
+     *
+     * @param id        the checkpoint.
+     * @param savepoint whether it is a savepoint (always aligned).
+     */
+    void requestBarrier(final long id, final boolean savepoint)
     {
-        requestedBarrier.accumulateAndGet(id, Math::max);
+        requestedBarrier.accumulateAndGet(id << 1 | (savepoint ? 1 : 0), Math::max);
         for (final Thread thread : threads)
         {
             LockSupport.unpark(thread);
@@ -404,6 +416,7 @@ public final class JobExecution implements JobHandle
         return channels.size();
     }
 
+    /** @return the newest requested barrier, packed: {@code id << 1}, low bit set for a savepoint. */
     long requestedBarrier()
     {
         return requestedBarrier.get();

@@ -290,6 +290,12 @@ public final class JobRun implements JobHandle
     }
 
     @Override
+    public CompletableFuture<CompletedCheckpoint> triggerSavepoint()
+    {
+        return current.triggerSavepoint();
+    }
+
+    @Override
     public List<CompletedCheckpoint> completedCheckpoints()
     {
         final List<CompletedCheckpoint> all;

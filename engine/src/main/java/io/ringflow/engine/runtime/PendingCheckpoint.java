@@ -23,6 +23,8 @@ import java.util.concurrent.CompletableFuture;
 final class PendingCheckpoint
 {
     final long id;
+    /** Whether it is a savepoint: aligned, kept by retention, never deleted on cancel. */
+    final boolean savepoint;
     final long triggerNanos = System.nanoTime();
     final long triggerMillis = System.currentTimeMillis();
     final CompletableFuture<CompletedCheckpoint> future = new CompletableFuture<>();
@@ -32,9 +34,10 @@ final class PendingCheckpoint
     /** Every task acknowledged; its metadata is being committed. */
     boolean committing;
 
-    PendingCheckpoint(final long id, final int taskCount)
+    PendingCheckpoint(final long id, final int taskCount, final boolean savepoint)
     {
         this.id = id;
+        this.savepoint = savepoint;
         this.acknowledged = new boolean[taskCount];
         this.acks = new TaskAcknowledgement[taskCount];
         this.acknowledgedAfterNanos = new long[taskCount];
@@ -86,7 +89,8 @@ final class PendingCheckpoint
      */
     CheckpointMetadata metadata(final List<Task> tasks, final long[] finishedPositions)
     {
-        return new CheckpointMetadata(id, triggerMillis, false, positions(tasks, finishedPositions), operatorStates());
+        return new CheckpointMetadata(id, triggerMillis, savepoint, positions(tasks, finishedPositions),
+            operatorStates());
     }
 
     /**
@@ -97,7 +101,7 @@ final class PendingCheckpoint
     CompletedCheckpoint completed(final CheckpointMetadata metadata, final List<Task> tasks)
     {
         return new CompletedCheckpoint(id, triggerMillis, System.nanoTime() - triggerNanos,
-            metadata.sourcePositions(), stats(tasks));
+            metadata.sourcePositions(), stats(tasks), savepoint);
     }
 
     private List<SubtaskCheckpointStats> stats(final List<Task> tasks)

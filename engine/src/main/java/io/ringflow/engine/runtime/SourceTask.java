@@ -12,6 +12,8 @@ final class SourceTask extends Task
 {
     /** Barrier type code of a checkpoint; savepoints get their own code with the checkpointing layer. */
     static final int BARRIER_CHECKPOINT = 0;
+    /** Barrier type code of a savepoint: always aligned. */
+    static final int BARRIER_SAVEPOINT = 1;
 
     private final SourceOperator source;
     private final int batchSize;
@@ -68,11 +70,13 @@ final class SourceTask extends Task
 
     private void injectRequestedBarrier()
     {
-        final long requested = execution.requestedBarrier();
+        final long packed = execution.requestedBarrier();
+        final long requested = packed >>> 1;
         if (requested > lastForwardedBarrier())
         {
             final long start = System.nanoTime();
-            forwardBarrier(requested, BARRIER_CHECKPOINT, System.currentTimeMillis());
+            forwardBarrier(requested, (packed & 1) != 0 ? BARRIER_SAVEPOINT : BARRIER_CHECKPOINT,
+                System.currentTimeMillis());
             // the cut: the position after the last record emitted before the barrier
             acknowledgeSnapshot(requested, source.position(), start, System.nanoTime() - start, 0, false);
         }

@@ -361,7 +361,7 @@ abstract class Task implements Runnable, BackPressure
     {
         lastForwardedBarrier = Math.max(lastForwardedBarrier, checkpointId);
         // announce on every output first, then write the slots: a full ring delays a slot, never an announcement
-        if (announceBarriers)
+        if (announceBarriers && barrierType == SourceTask.BARRIER_CHECKPOINT)
         {
             for (final ChannelWriter writer : writers)
             {
