@@ -38,8 +38,20 @@ abstract class HeapFrozenState
         this.ttl = ttl;
     }
 
-    /** @param visitor receives every entry that had not expired at the barrier. */
+    /**
+     * @param visitor receives every entry that had not expired at the barrier, except those of
+     *                {@link #primitiveLongs()}, which the flusher reads without boxing.
+     */
     abstract void forEach(EntryVisitor visitor);
+
+    /**
+     * @return for a {@code ValueState<Long>} without time-to-live, its {@code long} keys and values (a frozen copy);
+     *     null otherwise.
+     */
+    org.agrona.collections.Long2LongHashMap primitiveLongs()
+    {
+        return null;
+    }
 
     /**
      * @param descriptor  the state's declaration.

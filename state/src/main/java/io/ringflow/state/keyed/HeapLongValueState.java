@@ -88,8 +88,13 @@ final class HeapLongValueState extends HeapState implements ValueState<Long>
             @Override
             void forEach(final EntryVisitor visitor)
             {
-                valuesCopy.forEachLong((key, value) -> visitor.entry(key, null, value, 0));
                 othersCopy.forEach(visitor);
+            }
+
+            @Override
+            Long2LongHashMap primitiveLongs()
+            {
+                return valuesCopy;
             }
         };
     }

@@ -2,6 +2,7 @@ package io.ringflow.state.keyed;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.ListCodec;
@@ -116,6 +117,71 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
         }
     }
 
+    /**
+     * The unboxed entries of one {@code ValueState<Long>}, sorted by key group with a counting sort (one pass to
+     * count, one to scatter), so the writer reads them sequentially.
+     */
+    private static final class SortedLongs
+    {
+        final int stateIndex;
+        final long[] keys;
+        final long[] values;
+        /** Per key group of the range, where its entries start; one more at the end. */
+        private final int[] starts;
+        private final int firstGroup;
+
+        private SortedLongs(final int stateIndex, final int size, final KeyGroupRange range)
+        {
+            this.stateIndex = stateIndex;
+            this.keys = new long[size];
+            this.values = new long[size];
+            this.starts = new int[range.size() + 1];
+            this.firstGroup = range.start();
+        }
+
+        static SortedLongs of(final int stateIndex, final org.agrona.collections.Long2LongHashMap map,
+            final KeyGroupRange range, final int maxParallelism)
+        {
+            final SortedLongs sorted = new SortedLongs(stateIndex, map.size(), range);
+            final int[] groupOf = new int[map.size()];
+            final int[] next = {0};
+            map.forEachLong((key, value) ->
+            {
+                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
+                if (!range.contains(keyGroup))
+                {
+                    throw new IllegalStateException("key " + key + " of key group " + keyGroup + " is outside " +
+                        "this subtask's " + range);
+                }
+                groupOf[next[0]++] = keyGroup - range.start();
+                sorted.starts[keyGroup - range.start() + 1]++;
+            });
+            for (int g = 1; g < sorted.starts.length; g++)
+            {
+                sorted.starts[g] += sorted.starts[g - 1];
+            }
+            final int[] fill = java.util.Arrays.copyOf(sorted.starts, sorted.starts.length - 1);
+            next[0] = 0;
+            map.forEachLong((key, value) ->
+            {
+                final int at = fill[groupOf[next[0]++]]++;
+                sorted.keys[at] = key;
+                sorted.values[at] = value;
+            });
+            return sorted;
+        }
+
+        int from(final int keyGroup)
+        {
+            return starts[keyGroup - firstGroup];
+        }
+
+        int count(final int keyGroup)
+        {
+            return starts[keyGroup - firstGroup + 1] - starts[keyGroup - firstGroup];
+        }
+    }
+
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -137,11 +203,24 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
     public void writeTo(final OutputStream out) throws IOException
     {
         final EntryTable entries = new EntryTable();
+        final List<SortedLongs> primitives = new ArrayList<>();
         final Class<?>[] keyClass = new Class<?>[1];
         for (int i = 0; i < frozen.size(); i++)
         {
             final int stateIndex = i;
             final String stateName = frozen.get(i).descriptor.name();
+            final org.agrona.collections.Long2LongHashMap longs = frozen.get(i).primitiveLongs();
+            if (longs != null && !longs.isEmpty())
+            {
+                if (keyClass[0] != null && keyClass[0] != Long.class)
+                {
+                    throw new IllegalStateException("state '" + stateName + "' holds keys of types " +
+                        keyClass[0].getName() + " and java.lang.Long: a keyed operator's keys must all have one " +
+                        "type to be snapshotted");
+                }
+                keyClass[0] = Long.class;
+                primitives.add(SortedLongs.of(stateIndex, longs, keyGroups, maxParallelism));
+            }
             frozen.get(i).forEach((key, userKey, value, timestamp) ->
             {
                 if (keyClass[0] == null)
@@ -191,6 +270,8 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
                 keyGroup, stateIndex, null, null, null, 0, new byte[][] {key, userKey, value}));
         }
         final int[] order = entries.orderByKeyGroup(keyGroups);
+        // unboxed longs are written in the built-in Long format; a user codec registered for Long gets boxed values
+        final boolean builtInLongs = codecs.codecFor(Long.class) == LongCodec.INSTANCE;
         final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas);
         final ExpandableArrayBuffer keyBuffer = new ExpandableArrayBuffer(64);
         final ExpandableArrayBuffer userKeyBuffer = new ExpandableArrayBuffer(64);
@@ -199,15 +280,37 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
         final UnsafeBuffer rawUserKey = new UnsafeBuffer(new byte[0]);
         final UnsafeBuffer rawValue = new UnsafeBuffer(new byte[0]);
         int start = 0;
-        while (start < order.length)
+        for (int keyGroup = keyGroups.start(); keyGroup <= keyGroups.end(); keyGroup++)
         {
-            final int keyGroup = entries.keyGroups[order[start]];
             int end = start;
             while (end < order.length && entries.keyGroups[order[end]] == keyGroup)
             {
                 end++;
             }
-            writer.startKeyGroup(keyGroup, end - start);
+            int total = end - start;
+            for (final SortedLongs longs : primitives)
+            {
+                total += longs.count(keyGroup);
+            }
+            if (total == 0)
+            {
+                continue;
+            }
+            writer.startKeyGroup(keyGroup, total);
+            for (final SortedLongs longs : primitives)
+            {
+                // a ValueState<Long> without time-to-live, read in key-group order from its sorted arrays
+                for (int at = longs.from(keyGroup), until = at + longs.count(keyGroup); at < until; at++)
+                {
+                    final int keyLength = builtInLongs ? LongCodec.write(keyBuffer, 0, longs.keys[at]) :
+                        HeapKeyedStateStore.encode(keyCodec, longs.keys[at], keyBuffer, 0);
+                    final int valueLength = builtInLongs ? LongCodec.write(valueBuffer, 0, longs.values[at]) :
+                        HeapKeyedStateStore.encode(valueEncoders.get(longs.stateIndex), longs.values[at],
+                            valueBuffer, 0);
+                    writer.entry(longs.stateIndex, keyBuffer, 0, keyLength, null, 0, 0, valueBuffer, 0,
+                        valueLength);
+                }
+            }
             for (int e = start; e < end; e++)
             {
                 final int entry = order[e];
