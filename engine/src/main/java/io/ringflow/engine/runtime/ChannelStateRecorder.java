@@ -24,7 +24,8 @@ import java.util.Arrays;
 final class ChannelStateRecorder
 {
     static final int MAGIC = 0x52464353;
-    static final int VERSION = 1;
+    /** 2: each channel starts with the operator input it feeds (1 had none). */
+    static final int VERSION = 2;
 
     final long checkpointId;
     private final int[] inputIndexes;

@@ -42,6 +42,8 @@ final class CheckpointCoordinator
     private final CheckpointConfig config;
     private final CheckpointCommitter committer;
     private final Object lock = new Object();
+    /** Held for a whole commit (store, then completion); never taken inside {@link #lock}'s critical sections. */
+    private final Object commitLock = new Object();
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
     private final int retained;
@@ -144,7 +146,11 @@ final class CheckpointCoordinator
         return trigger(false);
     }
 
-    private PendingCheckpoint trigger(final boolean savepoint)
+    /**
+     * @param savepoint whether to take a savepoint.
+     * @return the triggered checkpoint (already aborted when the job has stopped).
+     */
+    PendingCheckpoint trigger(final boolean savepoint)
     {
         final PendingCheckpoint p;
         synchronized (lock)
@@ -291,12 +297,25 @@ final class CheckpointCoordinator
 
     private void commit(final PendingCheckpoint p, final CheckpointMetadata metadata)
     {
+        // in-memory commits run on the acknowledging threads: one at a time, so a newer one is never overtaken; what
+        // follows a commit (notifications, the caller's future) runs after the commit lock is released
+        final Runnable after;
+        synchronized (commitLock)
+        {
+            after = commitSerialized(p, metadata);
+        }
+        after.run();
+    }
+
+    /** @return what to do once the commit lock is released. */
+    private Runnable commitSerialized(final PendingCheckpoint p, final CheckpointMetadata metadata)
+    {
         synchronized (lock)
         {
             if (stopped || !pending.containsKey(p.id))
             {
-                // the job stopped, or the checkpoint was aborted, while this commit waited for the I/O thread
-                return;
+                // the job stopped, or the checkpoint was aborted or subsumed, while this commit waited its turn
+                return () -> { };
             }
         }
         try
@@ -312,10 +331,9 @@ final class CheckpointCoordinator
                 // the commit itself failed: the checkpoint is no longer committing, it failed
                 p.committing = false;
             }
-            failed(List.of(p), "could not be stored: " + ex, true);
-            return;
+            return () -> failed(List.of(p), "could not be stored: " + ex, true);
         }
-        final List<Long> subsumed = new ArrayList<>();
+        final List<PendingCheckpoint> subsumed = new ArrayList<>();
         final CompletedCheckpoint done = p.completed(metadata, tasks);
         final boolean notify;
         synchronized (lock)
@@ -326,11 +344,14 @@ final class CheckpointCoordinator
             for (final Iterator<PendingCheckpoint> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
             {
                 final PendingCheckpoint older = it.next();
+                if (older.savepoint)
+                {
+                    // a savepoint is never subsumed: it completes on its own, or expires
+                    continue;
+                }
                 it.remove();
-                subsumed.add(older.id);
+                subsumed.add(older);
                 committer.discardLater(older.id);
-                older.future.completeExceptionally(new IllegalStateException("checkpoint " + older.id +
-                    " subsumed by " + p.id));
             }
             completed.addLast(done);
             while (completed.size() > retained)
@@ -340,15 +361,23 @@ final class CheckpointCoordinator
             lastCompletionNanos = System.nanoTime();
             consecutiveFailures = 0;
         }
-        if (notify)
+        return () ->
         {
-            for (final long id : subsumed)
+            for (final PendingCheckpoint older : subsumed)
             {
-                execution.notifyTasksAborted(id);
+                if (notify)
+                {
+                    execution.notifyTasksAborted(older.id);
+                }
+                older.future.completeExceptionally(new IllegalStateException("checkpoint " + older.id +
+                    " subsumed by " + p.id));
             }
-            execution.notifyTasksComplete(done.checkpointId());
-        }
-        p.future.complete(done);
+            if (notify)
+            {
+                execution.notifyTasksComplete(done.checkpointId());
+            }
+            p.future.complete(done);
+        };
     }
 
     /**
@@ -360,6 +389,7 @@ final class CheckpointCoordinator
     private void failed(final List<PendingCheckpoint> candidates, final String why, final boolean countsAsFailure)
     {
         final boolean tooMany;
+        boolean counted = false;
         final List<PendingCheckpoint> failedCheckpoints = new ArrayList<>();
         synchronized (lock)
         {
@@ -368,13 +398,15 @@ final class CheckpointCoordinator
                 if (!p.committing && pending.remove(p.id) != null)
                 {
                     failedCheckpoints.add(p);
-                    if (countsAsFailure)
+                    // a savepoint the user asked for never uses up the tolerance of periodic checkpoints
+                    if (countsAsFailure && !p.savepoint)
                     {
                         consecutiveFailures++;
+                        counted = true;
                     }
                 }
             }
-            tooMany = countsAsFailure && !failedCheckpoints.isEmpty() && consecutiveFailures > tolerableFailures;
+            tooMany = counted && consecutiveFailures > tolerableFailures;
         }
         for (final PendingCheckpoint p : failedCheckpoints)
         {
@@ -396,8 +428,9 @@ final class CheckpointCoordinator
         final PendingCheckpoint p;
         synchronized (lock)
         {
-            if (stopped || pending.size() >= config.maxConcurrent() || (lastCompletionNanos != Long.MIN_VALUE &&
-                System.nanoTime() - lastCompletionNanos < config.minPause().toNanos()))
+            if (stopped || pending.size() >= config.maxConcurrent() || savepointPendingLocked() ||
+                (lastCompletionNanos != Long.MIN_VALUE &&
+                    System.nanoTime() - lastCompletionNanos < config.minPause().toNanos()))
             {
                 return;
             }
@@ -424,6 +457,19 @@ final class CheckpointCoordinator
         {
             failed(expired, "expired after " + config.timeout(), true);
         }
+    }
+
+    /** A newer barrier would overtake a savepoint's at sources that have not injected it yet: wait for it. */
+    private boolean savepointPendingLocked()
+    {
+        for (final PendingCheckpoint p : pending.values())
+        {
+            if (p.savepoint)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private PendingCheckpoint register(final boolean savepoint)

@@ -68,7 +68,8 @@ public final class Deployer
      */
     public JobRun run(final StreamGraph graph, final CheckpointStorage storage, final RestoreSpec restore)
     {
-        final JobRun run = new JobRun(jobName, graph, this, storage, restore, config.restartStrategy());
+        final JobRun run = new JobRun(jobName, graph, this, storage, restore, config.restartStrategy(),
+            config.checkpointing() != null && !config.checkpointing().retainOnCancel());
         run.start();
         return run;
     }

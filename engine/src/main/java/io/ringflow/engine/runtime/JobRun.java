@@ -45,6 +45,8 @@ public final class JobRun implements JobHandle
     private final RestoreSpec initialRestore;
     private final RestartBackoff backoff;
     private final boolean allowNonRestoredState;
+    /** Whether a cancelled run deletes its checkpoints (checkpointing configured without retainOnCancel). */
+    private final boolean deleteCheckpointsOnCancel;
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
     private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
     private ScheduledExecutorService restartTimer;
@@ -59,8 +61,9 @@ public final class JobRun implements JobHandle
     private final long firstCheckpointId;
 
     JobRun(final String jobName, final StreamGraph graph, final Deployer deployer, final CheckpointStorage storage,
-        final RestoreSpec initialRestore, final RestartStrategy strategy)
+        final RestoreSpec initialRestore, final RestartStrategy strategy, final boolean deleteCheckpointsOnCancel)
     {
+        this.deleteCheckpointsOnCancel = deleteCheckpointsOnCancel;
         this.jobName = jobName;
         this.graph = graph;
         this.deployer = deployer;
@@ -201,13 +204,15 @@ public final class JobRun implements JobHandle
             throw new IllegalStateException("cannot list the checkpoints of job '" + jobName + "' in " +
                 storage.describe() + " to restart from: " + ex, ex);
         }
-        final boolean committedAny = !ids.isEmpty() || !earlierCheckpoints.isEmpty();
+        // a folder without metadata is a checkpoint that never committed (the attempt failed while writing it)
+        boolean committedAny = !earlierCheckpoints.isEmpty();
         for (int i = ids.size() - 1; i >= 0; i--)
         {
             final long id = ids.get(i);
             try
             {
                 final CheckpointMetadata metadata = storage.load(id);
+                committedAny = true;
                 for (final StateHandle handle : metadata.stateHandles())
                 {
                     storage.readState(id, handle);
@@ -329,7 +334,20 @@ public final class JobRun implements JobHandle
             attempt = current;
             if (status == JobStatus.RESTARTING)
             {
-                // no attempt is running: the pending restart will see the flag; end now
+                // no attempt is running: the pending restart will see the flag; end now, deleting the checkpoints
+                // as a cancelled attempt would
+                if (deleteCheckpointsOnCancel)
+                {
+                    try
+                    {
+                        storage.discardAll();
+                    }
+                    catch (final IOException | RuntimeException ex)
+                    {
+                        LOG.log(Level.WARNING, "could not delete the checkpoints of cancelled job '" + jobName + "'",
+                            ex);
+                    }
+                }
                 finish(JobStatus.CANCELED, null);
                 return;
             }

@@ -75,6 +75,32 @@ class CheckpointCoordinatorTest
     }
 
     @Test
+    void aSavepointIsNeitherSubsumedNorCountedAgainstTheTolerableFailures() throws Exception
+    {
+        final CheckpointCoordinator strict = new CheckpointCoordinator(execution,
+            io.ringflow.engine.api.CheckpointConfig.every(java.time.Duration.ofDays(1)).tolerableFailures(0).build(),
+            1, storage);
+        strict.start(List.of(first, second));
+        try
+        {
+            final PendingCheckpoint savepoint = strict.trigger(true);
+            final PendingCheckpoint checkpoint = strict.trigger(false);
+            strict.acknowledge(first, ack(checkpoint.id));
+            strict.acknowledge(second, ack(checkpoint.id));
+            assertThat(checkpoint.future.get(1, TimeUnit.MINUTES).savepoint()).isFalse();
+            assertThat(strict.isPending(savepoint.id)).as("the savepoint is still pending").isTrue();
+
+            strict.decline(first, savepoint.id, new java.io.IOException("disk full"));
+            assertThatThrownBy(() -> savepoint.future.get(1, TimeUnit.MINUTES)).hasMessageContaining("disk full");
+            assertThat(execution.isStopping()).as("a failed savepoint does not fail the job").isFalse();
+        }
+        finally
+        {
+            strict.stop();
+        }
+    }
+
+    @Test
     void checkpointIdsStartWhereTheAttemptWasToldAndKeepRising()
     {
         final CheckpointCoordinator later = new CheckpointCoordinator(execution, null, 42, storage);
