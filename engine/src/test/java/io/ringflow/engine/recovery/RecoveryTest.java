@@ -116,6 +116,32 @@ class RecoveryTest
     }
 
     @Test
+    void aCheckpointFolderLeftWithoutMetadataByAFailedAttemptDoesNotBlockARestartFromScratch(
+        @TempDir final Path dir) throws Exception
+    {
+        final CountingJob job = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
+                .build())
+            .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+            .build());
+        job.build(env, 1);
+        try (JobHandle handle = env.execute("recovery-uncommitted-folder"))
+        {
+            // what an attempt that failed while writing its first checkpoint leaves behind: state, no _metadata
+            Files.createDirectories(dir.resolve("chk-1"));
+            Files.writeString(dir.resolve("chk-1").resolve("count-0.keyed"), "half written");
+            job.armed.set(true);
+            job.source.openUpTo(500);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.restartCount() == 1 &&
+                handle.status() == JobStatus.RUNNING);
+            job.source.finishAt(1_000);
+            TestJobs.awaitFinished(handle);
+        }
+        assertThat(job.sinkCountsAreExactFor(1_000)).isTrue();
+    }
+
+    @Test
     void aJobCancelledWhileItWaitsToRestartEndsCanceledWithNoThreadLeft() throws Exception
     {
         final CountingJob job = new CountingJob(KEYS);
