@@ -228,19 +228,7 @@ class RecoveryTest
     @Test
     void aNewJobStartsFromACheckpointFolderAtAnotherParallelism(@TempDir final Path dir) throws Exception
     {
-        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
-        final CountingJob first = new CountingJob(KEYS);
-        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retainOnCancel(true).build())
-            .build());
-        first.build(env, 2);
-        final long checkpointId;
-        try (JobHandle handle = env.execute("recovery-first"))
-        {
-            first.source.openUpTo(4_000);
-            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 4_000);
-            checkpointId = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId();
-        }
+        final long checkpointId = checkpointedRun(dir, "recovery-first", 2, 4_000);
         final Path folder = dir.resolve("chk-" + checkpointId);
         assertThat(folder.resolve("_metadata")).exists();
 
@@ -260,19 +248,7 @@ class RecoveryTest
     @Test
     void theChronicleBackendRestoresAHeapCheckpointAndRecoversFromItsOwn(@TempDir final Path dir) throws Exception
     {
-        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
-        final CountingJob first = new CountingJob(KEYS);
-        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retainOnCancel(true).build())
-            .build());
-        first.build(env, 2);
-        final long checkpointId;
-        try (JobHandle handle = env.execute("recovery-heap"))
-        {
-            first.source.openUpTo(4_000);
-            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 4_000);
-            checkpointId = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId();
-        }
+        final long checkpointId = checkpointedRun(dir, "recovery-heap", 2, 4_000);
 
         final CountingJob second = new CountingJob(KEYS);
         final JobEnvironment chronicle = JobEnvironment.create(JobConfig.builder()
@@ -302,19 +278,7 @@ class RecoveryTest
     @Test
     void stateOfAnOperatorTheJobNoLongerHasRefusesTheRestoreUnlessAllowed(@TempDir final Path dir) throws Exception
     {
-        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
-        final CountingJob first = new CountingJob(KEYS);
-        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retainOnCancel(true).build())
-            .build());
-        first.build(env, 1);
-        final long checkpointId;
-        try (JobHandle handle = env.execute("recovery-uids"))
-        {
-            first.source.openUpTo(100);
-            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 100);
-            checkpointId = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId();
-        }
+        final long checkpointId = checkpointedRun(dir, "recovery-uids", 1, 100);
         final Path folder = dir.resolve("chk-" + checkpointId);
 
         final GatedSource source = new GatedSource();
@@ -341,19 +305,8 @@ class RecoveryTest
     @Test
     void aDamagedCheckpointFolderFailsTheSubmissionNamingTheFile(@TempDir final Path dir) throws Exception
     {
-        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
-        final CountingJob first = new CountingJob(KEYS);
-        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retainOnCancel(true).build())
-            .build());
-        first.build(env, 1);
-        final CheckpointMetadata metadata;
-        try (JobHandle handle = env.execute("recovery-damaged"))
-        {
-            first.source.openUpTo(100);
-            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 100);
-            metadata = storage.load(handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId());
-        }
+        final CheckpointMetadata metadata =
+            new DirectoryCheckpointStorage(dir).load(checkpointedRun(dir, "recovery-damaged", 1, 100));
         final Path folder = dir.resolve("chk-" + metadata.checkpointId());
         final Path keyedFile = folder.resolve(metadata.stateHandles().get(0).name());
         final byte[] bytes = Files.readAllBytes(keyedFile);
@@ -365,5 +318,28 @@ class RecoveryTest
             .isInstanceOf(InvalidJobException.class)
             .hasMessageContaining(keyedFile.toString())
             .hasMessageContaining("truncated");
+    }
+
+    /**
+     * Runs the counting job with checkpoints in {@code dir} until {@code records} numbers went through, takes one
+     * checkpoint and cancels the job, keeping its checkpoints.
+     *
+     * @return the checkpoint's id: restore it from {@code dir/chk-<id>}.
+     */
+    private static long checkpointedRun(final Path dir, final String jobName, final int parallelism,
+        final long records) throws Exception
+    {
+        final CountingJob job = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
+                .retainOnCancel(true).build())
+            .build());
+        job.build(env, parallelism);
+        try (JobHandle handle = env.execute(jobName))
+        {
+            job.source.openUpTo(records);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> job.sinkTotal() == records);
+            return handle.triggerCheckpoint().get(2, TimeUnit.MINUTES).checkpointId();
+        }
     }
 }
