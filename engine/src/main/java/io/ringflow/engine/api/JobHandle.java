@@ -61,6 +61,16 @@ public interface JobHandle extends AutoCloseable
     CompletableFuture<CompletedCheckpoint> triggerSavepoint();
 
     /**
+     * Stops the job with a savepoint: every source emits nothing after the savepoint's barrier, and once the savepoint
+     * is durable the job is cancelled (it ends CANCELED, never restarted). Restoring the savepoint resumes exactly
+     * where the job stopped, so no record is processed twice. If the savepoint fails, the sources resume and the job
+     * keeps running.
+     *
+     * @return completes with the savepoint, or exceptionally when it failed.
+     */
+    CompletableFuture<CompletedCheckpoint> stopWithSavepoint();
+
+    /**
      * Stops the job: every thread stops soon after; {@link #termination()} completes with CANCELED unless the job
      * had already stopped.
      */

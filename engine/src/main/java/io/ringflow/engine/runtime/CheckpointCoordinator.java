@@ -140,6 +140,29 @@ final class CheckpointCoordinator
         return trigger(true).future.thenApply(c -> c);
     }
 
+    /**
+     * A savepoint whose id is handed to {@code beforeRequest} after it is registered and before its barrier is
+     * requested (a stop-with-savepoint stops the sources there).
+     *
+     * @param beforeRequest receives the savepoint's id.
+     * @return completes with the savepoint, or exceptionally.
+     */
+    CompletableFuture<CompletedCheckpoint> triggerSavepoint(final java.util.function.LongConsumer beforeRequest)
+    {
+        final PendingCheckpoint p;
+        synchronized (lock)
+        {
+            if (stopped)
+            {
+                return CompletableFuture.failedFuture(new IllegalStateException("the job is not running"));
+            }
+            p = register(true);
+        }
+        beforeRequest.accept(p.id);
+        execution.requestBarrier(p.id, true);
+        return p.future.thenApply(c -> c);
+    }
+
     /** @return the triggered checkpoint (already aborted when the job has stopped). */
     PendingCheckpoint trigger()
     {

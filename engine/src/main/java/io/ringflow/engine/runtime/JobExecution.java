@@ -52,6 +52,8 @@ public final class JobExecution implements JobHandle
     /** Per sink task: the last barrier it passed, {@link Long#MAX_VALUE} once it has finished. */
     private volatile AtomicLongArray sinkBarriers = new AtomicLongArray(0);
     private volatile boolean stopping;
+    /** Set by a stop-with-savepoint before its barrier is requested; read by sources each cycle. */
+    private volatile long stopSourcesAfter = Long.MAX_VALUE;
     private volatile JobStatus status = JobStatus.RUNNING;
 
     private final CheckpointCoordinator coordinator;
@@ -259,6 +261,49 @@ public final class JobExecution implements JobHandle
     public CompletableFuture<CompletedCheckpoint> triggerSavepoint()
     {
         return coordinator.triggerSavepoint();
+    }
+
+    @Override
+    public CompletableFuture<CompletedCheckpoint> stopWithSavepoint()
+    {
+        return suspendingSavepoint().thenApply(savepoint ->
+        {
+            cancel();
+            return savepoint;
+        });
+    }
+
+    /**
+     * Takes a savepoint after which no source emits; the sources resume if it fails. The caller ends the job.
+     *
+     * @return completes with the savepoint.
+     */
+    CompletableFuture<CompletedCheckpoint> suspendingSavepoint()
+    {
+        final CompletableFuture<CompletedCheckpoint> savepoint = coordinator.triggerSavepoint(this::stopSourcesAfter);
+        return savepoint.whenComplete((done, failed) ->
+        {
+            if (failed != null)
+            {
+                stopSourcesAfter(Long.MAX_VALUE);
+                for (final Thread thread : threads)
+                {
+                    LockSupport.unpark(thread);
+                }
+            }
+        });
+    }
+
+    /** @param barrier sources emit nothing once they have injected this barrier; MAX_VALUE to never stop. */
+    void stopSourcesAfter(final long barrier)
+    {
+        stopSourcesAfter = barrier;
+    }
+
+    /** @return the barrier after which sources emit nothing, MAX_VALUE when they run freely. Any thread. */
+    long stopSourcesAfter()
+    {
+        return stopSourcesAfter;
     }
 
     @Override

@@ -301,6 +301,16 @@ public final class JobRun implements JobHandle
     }
 
     @Override
+    public CompletableFuture<CompletedCheckpoint> stopWithSavepoint()
+    {
+        return current.suspendingSavepoint().thenApply(savepoint ->
+        {
+            cancel();
+            return savepoint;
+        });
+    }
+
+    @Override
     public List<CompletedCheckpoint> completedCheckpoints()
     {
         final List<CompletedCheckpoint> all;

@@ -44,6 +44,11 @@ final class SourceTask extends Task
         while (total < batchSize)
         {
             injectRequestedBarrier();
+            if (lastForwardedBarrier() >= execution.stopSourcesAfter())
+            {
+                // stopped with a savepoint: nothing after its barrier
+                return total;
+            }
             final int emitted;
             try
             {

@@ -66,4 +66,39 @@ class SavepointTest
         assertThat(second.sinkCountsAreExactFor(6_000)).as("counts per key %s", second.sinkCounts).isTrue();
         assertThat(second.processedAtClose.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(6_000);
     }
+
+    @Test
+    void stopWithSavepointEmitsNothingAfterItsBarrierAndResumesExactlyThere(@TempDir final Path dir) throws Exception
+    {
+        final CountingJob first = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
+                .build())
+            .restartStrategy(io.ringflow.engine.api.RestartStrategy.fixedDelay(3, Duration.ZERO))
+            .build());
+        first.build(env, 1);
+        final JobHandle handle = env.execute("stop-with-savepoint");
+        first.source.openUpTo(2_000);
+        Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.sinkTotal() == 2_000);
+        final java.util.concurrent.CompletableFuture<CompletedCheckpoint> stopping = handle.stopWithSavepoint();
+        // raised while the stop is under way: whatever the source emits before its barrier is in the savepoint,
+        // nothing after it is emitted at all
+        first.source.openUpTo(5_000);
+        final CompletedCheckpoint savepoint = stopping.get(2, TimeUnit.MINUTES);
+        assertThat(handle.awaitTermination(TestJobs.HANG_GUARD)).isEqualTo(io.ringflow.engine.api.JobStatus.CANCELED);
+        assertThat(handle.restartCount()).isZero();
+        final long position = savepoint.sourcePositions().get("numbers").get(0);
+        assertThat(first.sinkTotal()).as("records processed = the savepoint's position").isEqualTo(position);
+
+        final CountingJob second = new CountingJob(KEYS);
+        final JobEnvironment restored = JobEnvironment.create(JobConfig.builder()
+            .restoreFrom(dir.resolve("chk-" + savepoint.checkpointId())).build());
+        second.build(restored, 2);
+        try (JobHandle again = restored.execute("stop-with-savepoint-restored"))
+        {
+            second.source.finishAt(6_000);
+            TestJobs.awaitFinished(again);
+        }
+        assertThat(second.sinkCountsAreExactFor(6_000)).isTrue();
+    }
 }
