@@ -8,12 +8,10 @@ import io.ringflow.engine.runtime.Deployer;
 import io.ringflow.engine.runtime.JobRun;
 import io.ringflow.engine.runtime.RestoreSpec;
 import io.ringflow.engine.runtime.operators.SourceOperator;
-import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
-import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 
@@ -151,12 +149,7 @@ public final class JobEnvironment
         {
             final DirectoryCheckpointStorage storage =
                 new DirectoryCheckpointStorage(folder.toAbsolutePath().getParent());
-            final CheckpointMetadata metadata = storage.load(id);
-            for (final StateHandle handle : metadata.stateHandles())
-            {
-                storage.readState(id, handle);
-            }
-            return new RestoreSpec(metadata, storage, config.allowNonRestoredState());
+            return new RestoreSpec(storage.loadVerified(id), storage, config.allowNonRestoredState());
         }
         catch (final IOException | CorruptCheckpointException ex)
         {

@@ -122,7 +122,7 @@ public final class Deployer
         final CheckpointStorage storage)
     {
         final List<StreamEdge> edges = graph.resolve(config);
-        final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config, codecs);
+        final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config);
         if (restorer != null)
         {
             restorer.checkAllStateIsClaimed(graph.nodes());

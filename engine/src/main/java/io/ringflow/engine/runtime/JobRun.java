@@ -9,7 +9,6 @@ import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
-import io.ringflow.state.checkpoint.StateHandle;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -213,10 +212,7 @@ public final class JobRun implements JobHandle
             {
                 final CheckpointMetadata metadata = storage.load(id);
                 committedAny = true;
-                for (final StateHandle handle : metadata.stateHandles())
-                {
-                    storage.readState(id, handle);
-                }
+                storage.verifyStateFiles(metadata);
                 return new RestoreSpec(metadata, storage, allowNonRestoredState);
             }
             catch (final CorruptCheckpointException | IOException ex)

@@ -8,7 +8,6 @@ import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.checkpoint.SubtaskState;
-import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.KeyedStateStore;
@@ -34,7 +33,7 @@ final class StateRestorer
     private final CheckpointMetadata checkpoint;
     private final JobConfig config;
 
-    StateRestorer(final RestoreSpec spec, final JobConfig config, final CodecRegistry codecs)
+    StateRestorer(final RestoreSpec spec, final JobConfig config)
     {
         this.spec = spec;
         this.checkpoint = spec.checkpoint();

@@ -77,6 +77,34 @@ public interface CheckpointStorage
     String describe();
 
     /**
+     * Reads back every state file a checkpoint points to, checking each one's length and checksum.
+     *
+     * @param metadata a stored checkpoint's metadata.
+     * @throws IOException                when a file cannot be read.
+     * @throws CorruptCheckpointException when one is missing, truncated or corrupt, naming it.
+     */
+    default void verifyStateFiles(final CheckpointMetadata metadata) throws IOException
+    {
+        for (final StateHandle handle : metadata.stateHandles())
+        {
+            readState(metadata.checkpointId(), handle);
+        }
+    }
+
+    /**
+     * @param checkpointId a stored checkpoint.
+     * @return its metadata, once it and every state file it points to read back intact.
+     * @throws IOException                when a file cannot be read.
+     * @throws CorruptCheckpointException when any of them is missing, torn or corrupt, naming it.
+     */
+    default CheckpointMetadata loadVerified(final long checkpointId) throws IOException
+    {
+        final CheckpointMetadata metadata = load(checkpointId);
+        verifyStateFiles(metadata);
+        return metadata;
+    }
+
+    /**
      * @return the newest checkpoint whose metadata and state files all read back intact, skipping (and never
      *     returning) corrupt ones.
      * @throws IOException when the storage cannot be listed.
@@ -88,12 +116,7 @@ public interface CheckpointStorage
         {
             try
             {
-                final CheckpointMetadata metadata = load(ids.get(i));
-                for (final StateHandle handle : metadata.stateHandles())
-                {
-                    readState(metadata.checkpointId(), handle);
-                }
-                return Optional.of(metadata);
+                return Optional.of(loadVerified(ids.get(i)));
             }
             catch (final CorruptCheckpointException skipped)
             {
