@@ -24,8 +24,9 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     private final long checkpointId;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
-    private final PendingStateSnapshot[] states;
+    private final PendingStatePart[] states;
     private final AtomicBoolean done = new AtomicBoolean();
+    private final boolean delta;
 
     /**
      * Registers nothing: the store adds each part to its state before handing this out.
@@ -34,11 +35,13 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
      * @param maxParallelism the job's number of key groups.
      * @param keyGroups      the store's key groups.
      * @param states         one part per state that existed at the barrier.
+     * @param delta          whether the parts are deltas since a base checkpoint.
      */
     ChronicleKeyedStateSnapshot(
         final long checkpointId, final int maxParallelism, final KeyGroupRange keyGroups,
-        final PendingStateSnapshot[] states)
+        final PendingStatePart[] states, final boolean delta)
     {
+        this.delta = delta;
         this.checkpointId = checkpointId;
         this.maxParallelism = maxParallelism;
         this.keyGroups = keyGroups;
@@ -48,7 +51,7 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     @Override
     public void writeTo(final OutputStream out) throws IOException
     {
-        writeTo(out, PendingStateSnapshot.SegmentObserver.NONE);
+        writeTo(out, PendingStatePart.SegmentObserver.NONE);
     }
 
     /**
@@ -58,7 +61,7 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
      * @param observer told after each segment, on the flusher, with no lock held.
      * @throws IOException when writing fails.
      */
-    void writeTo(final OutputStream out, final PendingStateSnapshot.SegmentObserver observer) throws IOException
+    void writeTo(final OutputStream out, final PendingStatePart.SegmentObserver observer) throws IOException
     {
         if (!done.compareAndSet(false, true))
         {
@@ -81,9 +84,15 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
         {
             releaseParts();
         }
-        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas);
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas, delta);
         entries.writeTo(writer);
         writer.finish();
+    }
+
+    @Override
+    public boolean isIncremental()
+    {
+        return delta;
     }
 
     @Override
@@ -97,7 +106,7 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
 
     private void releaseParts()
     {
-        for (final PendingStateSnapshot state : states)
+        for (final PendingStatePart state : states)
         {
             state.state().removePending(state);
             state.release();
@@ -107,6 +116,7 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     @Override
     public String toString()
     {
-        return "ChronicleKeyedStateSnapshot{checkpointId=" + checkpointId + ", states=" + states.length + '}';
+        return "ChronicleKeyedStateSnapshot{checkpointId=" + checkpointId + ", states=" + states.length +
+            ", delta=" + delta + '}';
     }
 }

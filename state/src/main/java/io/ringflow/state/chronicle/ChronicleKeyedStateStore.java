@@ -31,6 +31,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -149,6 +150,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private boolean closed;
     /** Map files created so far; names the next. */
     private int mapFilesCreated;
+    /** Whether changes are tracked for incremental snapshots. */
+    private boolean trackingChanges;
+    /** The snapshots taken while tracking changes whose changes are still known, ascending: possible bases. */
+    private final ArrayDeque<Long> sealedSnapshots = new ArrayDeque<>();
 
     /**
      * A store for every key group of the default maximum parallelism, with the built-in codecs.
@@ -297,28 +302,90 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public KeyedStateSnapshot snapshot(final long checkpointId)
     {
+        return takeSnapshot(checkpointId, -1);
+    }
+
+    @Override
+    public void trackChanges()
+    {
         checkOpen();
-        final PendingStateSnapshot[] parts = new PendingStateSnapshot[maps.size()];
+        trackingChanges = true;
+        for (final StateMap map : maps.values())
+        {
+            map.trackChanges();
+        }
+    }
+
+    @Override
+    public boolean canSnapshotIncrementally(final long baseCheckpointId)
+    {
+        return trackingChanges && !closed && sealedSnapshots.contains(baseCheckpointId);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>O(number of states), like {@link #snapshot}: each state's part holds the change sets since the base (sealed,
+     * never modified again) and reads only those keys on the flusher; see {@link PendingStateDelta}.
+     */
+    @Override
+    public KeyedStateSnapshot incrementalSnapshot(final long checkpointId, final long baseCheckpointId)
+    {
+        checkOpen();
+        if (!canSnapshotIncrementally(baseCheckpointId))
+        {
+            throw new IllegalStateException("no incremental snapshot against checkpoint " + baseCheckpointId +
+                " can be taken: " + (trackingChanges ? "this store did not take it, or forgot its changes" :
+                "changes are not tracked"));
+        }
+        forgetChangesUpTo(baseCheckpointId);
+        return takeSnapshot(checkpointId, baseCheckpointId);
+    }
+
+    @Override
+    public void forgetChangesUpTo(final long checkpointId)
+    {
+        for (final StateMap map : maps.values())
+        {
+            map.forgetChangesUpTo(checkpointId);
+        }
+        // the checkpoint itself stays a possible base; only the changes up to its barrier are forgotten
+        while (!sealedSnapshots.isEmpty() && sealedSnapshots.peekFirst() < checkpointId)
+        {
+            sealedSnapshots.removeFirst();
+        }
+    }
+
+    /** A full snapshot when {@code baseCheckpointId} is negative, else a delta against it. */
+    private KeyedStateSnapshot takeSnapshot(final long checkpointId, final long baseCheckpointId)
+    {
+        checkOpen();
+        final boolean delta = baseCheckpointId >= 0;
+        final PendingStatePart[] parts = new PendingStatePart[maps.size()];
         int i = 0;
         for (final StateMap map : maps.values())
         {
+            map.sealChanges(checkpointId);
             final ChronicleState state = declared.get(map.name());
-            if (state == null)
-            {
-                // restored, not declared since: carried as it is, expired entries included (the time-to-live
-                // belongs to the declaration)
-                parts[i++] = new PendingStateSnapshot(map, map.restoredMeta(), 0, 0);
-                continue;
-            }
-            final StateTtlConfig ttl = state.ttl();
-            parts[i++] = new PendingStateSnapshot(map, state.meta(keyClass, keyCodec),
-                ttl == null ? 0 : ttl.ttlMillis(), ttl == null ? 0 : ttl.clock().getAsLong());
+            // restored, not declared since: carried as it is, expired entries included (the time-to-live belongs to
+            // the declaration)
+            final StateMeta meta = state == null ? map.restoredMeta() : state.meta(keyClass, keyCodec);
+            final StateTtlConfig ttl = state == null ? null : state.ttl();
+            final long ttlMillis = ttl == null ? 0 : ttl.ttlMillis();
+            final long barrierTime = ttl == null ? 0 : ttl.clock().getAsLong();
+            parts[i++] = delta ?
+                new PendingStateDelta(map, meta, ttlMillis, barrierTime, map.changesSince(baseCheckpointId)) :
+                new PendingStateSnapshot(map, meta, ttlMillis, barrierTime);
         }
-        for (final PendingStateSnapshot part : parts)
+        if (trackingChanges)
+        {
+            sealedSnapshots.addLast(checkpointId);
+        }
+        for (final PendingStatePart part : parts)
         {
             part.state().addPending(part);
         }
-        return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts);
+        return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts, delta);
     }
 
     @Override
@@ -333,6 +400,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         final EncodedBytes value = new EncodedBytes(256);
         for (final KeyedSnapshotReader snapshot : snapshots)
         {
+            if (snapshot.isDelta())
+            {
+                throw new IllegalStateException("the keyed snapshot " + snapshot.file() + " is a delta of an " +
+                    "incremental checkpoint: restore its whole chain, merged by KeyedSnapshotChain");
+            }
             if (snapshot.maxParallelism() != maxParallelism)
             {
                 throw new IllegalStateException("the keyed snapshot was written with " + snapshot.maxParallelism() +
@@ -364,6 +436,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 value.length(valueLength);
                 target.put(key, value);
             });
+        }
+        // no delta can be based on a snapshot from before the restore: the restored entries are not changes
+        sealedSnapshots.clear();
+        for (final StateMap map : maps.values())
+        {
+            map.clearChanges();
         }
     }
 
@@ -620,6 +698,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             }
         }
         final StateMap state = new StateMap(name, map, config);
+        if (trackingChanges)
+        {
+            state.trackChanges();
+        }
         maps.put(name, state);
         return state;
     }

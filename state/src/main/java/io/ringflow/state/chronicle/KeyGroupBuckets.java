@@ -1,6 +1,7 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.snapshot.KeyedSnapshotFormat;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
 import org.agrona.ExpandableArrayBuffer;
 
@@ -74,7 +75,7 @@ final class KeyGroupBuckets
         final int keyLength = storedKeyLength - StoredKeyLayout.KEY_OFFSET;
         final int subKeyBytes = subKey == null ? 0 : subKeyLength;
         final int start = limits[slot];
-        if ((long)start + 16 + keyLength + subKeyBytes + valueLength > MAX_BUCKET)
+        if ((long)start + 16 + keyLength + subKeyBytes + Math.max(0, valueLength) > MAX_BUCKET)
         {
             throw new IllegalStateException("key group " + keyGroup + " holds more than 2 GiB of state, which a " +
                 "snapshot cannot hold yet");
@@ -91,9 +92,25 @@ final class KeyGroupBuckets
         }
         position += 4 + subKeyBytes;
         bucket.putInt(position, valueLength);
-        bucket.putBytes(position + 4, value, valueOffset, valueLength);
-        limits[slot] = position + 4 + valueLength;
+        if (value != null)
+        {
+            bucket.putBytes(position + 4, value, valueOffset, valueLength);
+        }
+        limits[slot] = position + 4 + Math.max(0, valueLength);
         counts[slot]++;
+    }
+
+    /**
+     * Adds a tombstone (of a delta): the key has no entry of the state any more, as of the barrier.
+     *
+     * @param keyGroup        the key's key group.
+     * @param stateIndex      its state's index in the snapshot.
+     * @param storedKey       the key in {@link StoredKeyLayout}.
+     * @param storedKeyLength its length, prefix included.
+     */
+    void addTombstone(final int keyGroup, final int stateIndex, final byte[] storedKey, final int storedKeyLength)
+    {
+        add(keyGroup, stateIndex, storedKey, storedKeyLength, null, 0, 0, null, 0, KeyedSnapshotFormat.TOMBSTONE);
     }
 
     /**
@@ -124,6 +141,12 @@ final class KeyGroupBuckets
                 final int valueAt = subKeyOffset + Math.max(0, subKeyLength);
                 final int valueLength = bucket.getInt(valueAt);
                 final int valueOffset = valueAt + 4;
+                if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
+                {
+                    writer.tombstone(stateIndex, bucket, keyOffset, keyLength);
+                    position = valueOffset;
+                    continue;
+                }
                 writer.entry(stateIndex, bucket, keyOffset, keyLength, subKeyLength < 0 ? null : bucket, subKeyOffset,
                     Math.max(0, subKeyLength), bucket, valueOffset, valueLength);
                 position = valueOffset + valueLength;

@@ -10,7 +10,12 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 
 import java.lang.reflect.Field;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * One state's Chronicle Map, keys in {@link StoredKeyLayout}, values as their codec encodes them, and the write path
@@ -26,7 +31,7 @@ import java.util.Arrays;
  */
 final class StateMap
 {
-    private static final PendingStateSnapshot[] NONE = new PendingStateSnapshot[0];
+    private static final PendingStatePart[] NONE = new PendingStatePart[0];
 
     private final String name;
     private final ChronicleMap<EncodedBytes, EncodedBytes> map;
@@ -38,7 +43,7 @@ final class StateMap
     /** The description of the restored entries, checked when the state is declared; null when none were. */
     private StateMeta restoredMeta;
     /** The pending snapshots that include this state; replaced, never changed, under {@code this}. */
-    private volatile PendingStateSnapshot[] pending = NONE;
+    private volatile PendingStatePart[] pending = NONE;
     /** What is wrong with the restored entries, found during restore and reported at declaration; or null. */
     private String restoreProblem;
     /** Whether values are map values, counted by user key. Task thread. */
@@ -49,6 +54,20 @@ final class StateMap
     private final EncodedBytes previous = new EncodedBytes(64);
     /** Task thread: looks keys up in preserved copies. */
     private final PreservedKey probe = new PreservedKey();
+    /** Task thread: looks keys up in the change set. */
+    private final PreservedKey changeProbe = new PreservedKey();
+    /** The keys changed since the last snapshot, when changes are tracked; else null. Task thread. */
+    private Set<PreservedKey> changes;
+    /**
+     * The change sets of earlier intervals, by the id of the snapshot that ended each, ascending; never modified once
+     * here (pending deltas read them on flushers). Task thread.
+     */
+    private final ArrayDeque<SealedChanges> sealed = new ArrayDeque<>();
+
+    /** The keys changed in the interval that ended at a snapshot's barrier. */
+    private record SealedChanges(long checkpointId, Set<PreservedKey> keys)
+    {
+    }
 
     /**
      * @param name   the state's name.
@@ -159,6 +178,7 @@ final class StateMap
                 return false;
             }
             preserve(context.segmentIndex(), key, entry);
+            recordChange(key);
             final Data<EncodedBytes> data = context.wrapValueAsData(value);
             if (entry != null)
             {
@@ -201,8 +221,86 @@ final class StateMap
             }
             final EncodedBytes copy = removed == null ? null : entry.value().getUsing(removed);
             preserve(context.segmentIndex(), key, entry);
+            recordChange(key);
             context.remove(entry);
             return copy;
+        }
+    }
+
+    /**
+     * Starts recording the keys that change, for incremental snapshots. Task thread.
+     */
+    void trackChanges()
+    {
+        if (changes == null)
+        {
+            changes = new HashSet<>();
+        }
+    }
+
+    /**
+     * Ends the current interval of changes at a snapshot's barrier; nothing when changes are not tracked. Task
+     * thread.
+     *
+     * @param checkpointId the snapshot's checkpoint, above every earlier one.
+     */
+    void sealChanges(final long checkpointId)
+    {
+        if (changes != null)
+        {
+            sealed.addLast(new SealedChanges(checkpointId, changes));
+            changes = new HashSet<>();
+        }
+    }
+
+    /**
+     * @param baseCheckpointId a snapshot taken earlier.
+     * @return the keys changed since its barrier, up to the last sealed interval: one immutable set per interval.
+     *     Task thread.
+     */
+    List<Set<PreservedKey>> changesSince(final long baseCheckpointId)
+    {
+        final List<Set<PreservedKey>> since = new ArrayList<>(sealed.size());
+        for (final SealedChanges interval : sealed)
+        {
+            if (interval.checkpointId() > baseCheckpointId)
+            {
+                since.add(interval.keys());
+            }
+        }
+        return since;
+    }
+
+    /**
+     * Forgets the intervals that end at or before a snapshot no later delta will be based on. Task thread.
+     *
+     * @param checkpointId the oldest base still possible.
+     */
+    void forgetChangesUpTo(final long checkpointId)
+    {
+        while (!sealed.isEmpty() && sealed.peekFirst().checkpointId() <= checkpointId)
+        {
+            sealed.removeFirst();
+        }
+    }
+
+    /** Forgets every change, recorded or sealed: after a restore, which no delta can be based on. Task thread. */
+    void clearChanges()
+    {
+        sealed.clear();
+        if (changes != null)
+        {
+            changes = new HashSet<>();
+        }
+    }
+
+    /** Records a key about to change, once per interval. Task thread. */
+    private void recordChange(final EncodedBytes key)
+    {
+        final Set<PreservedKey> current = changes;
+        if (current != null && !current.contains(changeProbe.wrap(key)))
+        {
+            current.add(PreservedKey.copyOf(key));
         }
     }
 
@@ -240,22 +338,22 @@ final class StateMap
     }
 
     /** @param snapshot a snapshot that includes this state, taken on the task thread. */
-    synchronized void addPending(final PendingStateSnapshot snapshot)
+    synchronized void addPending(final PendingStatePart snapshot)
     {
-        final PendingStateSnapshot[] grown = Arrays.copyOf(pending, pending.length + 1);
+        final PendingStatePart[] grown = Arrays.copyOf(pending, pending.length + 1);
         grown[pending.length] = snapshot;
         pending = grown;
     }
 
     /** @param snapshot a snapshot that no longer needs old values preserved: flushed or released. Any thread. */
-    synchronized void removePending(final PendingStateSnapshot snapshot)
+    synchronized void removePending(final PendingStatePart snapshot)
     {
-        final PendingStateSnapshot[] current = pending;
+        final PendingStatePart[] current = pending;
         for (int i = 0; i < current.length; i++)
         {
             if (current[i] == snapshot)
             {
-                final PendingStateSnapshot[] shrunk = new PendingStateSnapshot[current.length - 1];
+                final PendingStatePart[] shrunk = new PendingStatePart[current.length - 1];
                 System.arraycopy(current, 0, shrunk, 0, i);
                 System.arraycopy(current, i + 1, shrunk, i, current.length - i - 1);
                 pending = current.length == 1 ? NONE : shrunk;
@@ -267,7 +365,7 @@ final class StateMap
     /** Closes the map; pending snapshots of it can no longer be written. */
     void close()
     {
-        for (final PendingStateSnapshot snapshot : pending)
+        for (final PendingStatePart snapshot : pending)
         {
             snapshot.release();
         }
@@ -278,11 +376,11 @@ final class StateMap
     /**
      * Called with the key's segment update lock held, before the entry changes: gives every pending snapshot that
      * may not have read this segment yet, and has not preserved this key yet, the value the key has now (or
-     * {@link PendingStateSnapshot#ABSENT}). The copies are made once, and only when some snapshot needs them.
+     * {@link PendingStatePart#ABSENT}). The copies are made once, and only when some snapshot needs them.
      */
     private void preserve(final int segment, final EncodedBytes key, final MapEntry<EncodedBytes, EncodedBytes> entry)
     {
-        final PendingStateSnapshot[] snapshots = pending;
+        final PendingStatePart[] snapshots = pending;
         if (snapshots.length == 0)
         {
             return;
@@ -290,14 +388,14 @@ final class StateMap
         final PreservedKey lookup = probe.wrap(key);
         PreservedKey keyCopy = null;
         byte[] oldValue = null;
-        for (final PendingStateSnapshot snapshot : snapshots)
+        for (final PendingStatePart snapshot : snapshots)
         {
-            if (snapshot.mayNotHaveRead(segment) && !snapshot.hasPreserved(lookup))
+            if (snapshot.needsPreserving(segment, lookup))
             {
                 if (keyCopy == null)
                 {
                     keyCopy = PreservedKey.copyOf(key);
-                    oldValue = entry == null ? PendingStateSnapshot.ABSENT :
+                    oldValue = entry == null ? PendingStatePart.ABSENT :
                         entry.value().getUsing(previous).toByteArray();
                 }
                 snapshot.preserve(keyCopy, oldValue);

@@ -157,6 +157,11 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         }
         for (final KeyedSnapshotReader snapshot : snapshots)
         {
+            if (snapshot.isDelta())
+            {
+                throw new IllegalStateException("the keyed snapshot " + snapshot.file() + " is a delta of an " +
+                    "incremental checkpoint: restore its whole chain, merged by KeyedSnapshotChain");
+            }
             if (snapshot.maxParallelism() != maxParallelism)
             {
                 throw new IllegalStateException("the keyed snapshot was written with " + snapshot.maxParallelism() +

@@ -94,12 +94,60 @@ public interface KeyedStateStore
     KeyedStateSnapshot snapshot(long checkpointId);
 
     /**
+     * Starts recording which entries change, so that {@link #incrementalSnapshot} can be taken. Called once, before
+     * any state is declared or restored. A backend that cannot snapshot incrementally ignores it (the default), and
+     * {@link #canSnapshotIncrementally} then always says no.
+     */
+    default void trackChanges()
+    {
+    }
+
+    /**
+     * @param baseCheckpointId a checkpoint whose snapshot of this store is durable (committed).
+     * @return whether {@link #incrementalSnapshot} can be taken against it now: changes are tracked, and this store
+     *     took that snapshot itself (not before a restore) and has not forgotten its changes since.
+     */
+    default boolean canSnapshotIncrementally(final long baseCheckpointId)
+    {
+        return false;
+    }
+
+    /**
+     * The synchronous part of a delta snapshot, on the task thread at the barrier, like {@link #snapshot}: what it
+     * returns holds, as of the barrier, every (state, key) that changed since {@code baseCheckpointId}'s barrier,
+     * with its entries or a tombstone ({@link io.ringflow.state.snapshot.KeyedSnapshotFormat}). Restored on top of
+     * the base's chain, it gives exactly the state at this barrier. Changes up to {@code baseCheckpointId} are
+     * forgotten: later deltas are based on it or a later checkpoint.
+     *
+     * @param checkpointId     the checkpoint.
+     * @param baseCheckpointId the base, for which {@link #canSnapshotIncrementally} is true.
+     * @return the asynchronous part, to be written by a flusher.
+     * @throws IllegalStateException when no delta against that base can be taken.
+     */
+    default KeyedStateSnapshot incrementalSnapshot(final long checkpointId, final long baseCheckpointId)
+    {
+        throw new IllegalStateException(getClass().getSimpleName() + " takes no incremental snapshots");
+    }
+
+    /**
+     * Forgets the changes up to a checkpoint's barrier: no later delta will be based on an earlier checkpoint
+     * (bases only move forward). Frees memory when full snapshots are taken; does nothing when changes are not
+     * tracked.
+     *
+     * @param checkpointId the oldest base still possible.
+     */
+    default void forgetChangesUpTo(final long checkpointId)
+    {
+    }
+
+    /**
      * Restores state from snapshots, before any record is processed and before any state is declared (values are
      * decoded when their state is declared, and checked against the declaration then). Entries of key groups this
      * store does not own are skipped, so the snapshots of several former subtasks can be given (rescaling).
      *
-     * @param snapshots the snapshots to restore from.
-     * @throws IllegalStateException when a snapshot was written with another number of key groups.
+     * @param snapshots the snapshots to restore from, full ones (a chain of an incremental checkpoint is merged by
+     *                  {@link io.ringflow.state.snapshot.KeyedSnapshotChain} first).
+     * @throws IllegalStateException when a snapshot was written with another number of key groups, or is a delta.
      */
     void restore(List<KeyedSnapshotReader> snapshots);
 

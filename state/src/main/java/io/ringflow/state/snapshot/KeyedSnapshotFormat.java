@@ -7,13 +7,14 @@ package io.ringflow.state.snapshot;
  * only the groups a new subtask owns).
  *
  * <pre>
- *   header: magic "RFKS" (int) | version (int) | max parallelism (int) | first key group (int) | last key group (int)
+ *   header: magic "RFKS" (int) | version (int) | type (int; v3: 0 full, 1 delta) | max parallelism (int)
+ *           | first key group (int) | last key group (int)
  *           state count (int) | per state: name (string) | kind code (byte) | key type (string) | key codec version
  *           (int) | value type (string) | value codec version (int) | user key type (string, "" when none; v2) |
  *           user key codec version (int; v2) | flags (byte, bit 0: values carry a TTL timestamp; v2)
  *   groups: per non-empty key group, ascending: key group (int) | entry count (int) | entries
  *   entry:  state index (int) | key length (int) | key bytes | sub-key length (int, -1 when none) | sub-key bytes |
- *           value length (int) | value bytes
+ *           value length (int; -1 in a delta's tombstone, then no bytes and sub-key length -1) | value bytes
  *   index:  per group: key group (int) | offset of the group from the file start (long)
  *   footer: group count (int) | offset of the index (long) | magic "RFKE" (int)
  *   string: length (int) | UTF-8 bytes
@@ -36,8 +37,15 @@ package io.ringflow.state.snapshot;
  * belongs to the declaration and may change between runs; a restore refuses to mix a TTL snapshot and a declaration
  * without TTL, or the reverse, because the values would be read at the wrong offset.
  *
+ * <p><b>Deltas</b> (version 3, type 1). An incremental checkpoint writes, for a subtask, only the (state, key) pairs
+ * that changed since a base checkpoint: per changed key either its entries as of the barrier or a tombstone saying it
+ * has none (a MAP state's changed key is written as a tombstone followed by all of its user keys, so a delta never
+ * needs the base to tell which user keys went away). A delta is meaningful only on top of its chain: a full
+ * snapshot, then every delta since, in order; {@link KeyedSnapshotChain} merges a chain into one full snapshot, which
+ * is what a store restores. Within a key group a delta's entries are applied in file order.
+ *
  * <p><b>Versions.</b> Version 1 had no user key type, user key codec version or flags; it is still read (every state
- * without user keys or TTL). Version 2 is written.
+ * without user keys or TTL). Version 2 had no type (always full); it is still read. Version 3 is written.
  */
 public final class KeyedSnapshotFormat
 {
@@ -46,7 +54,13 @@ public final class KeyedSnapshotFormat
     /** Last four bytes of a keyed snapshot. */
     public static final int END_MAGIC = 0x52464B45;
     /** The version this code writes. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
+    /** Snapshot type (version 3): every entry as of the barrier. */
+    public static final int TYPE_FULL = 0;
+    /** Snapshot type (version 3): the entries that changed since a base snapshot, and tombstones. */
+    public static final int TYPE_DELTA = 1;
+    /** Value length of a tombstone entry in a delta. */
+    public static final int TOMBSTONE = -1;
     /** The oldest version this code reads. */
     public static final int OLDEST_READABLE_VERSION = 1;
     /** Bit of a state's flags: its values start with a {@link TtlValues} timestamp. */

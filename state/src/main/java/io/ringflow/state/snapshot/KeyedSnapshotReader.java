@@ -30,7 +30,8 @@ public final class KeyedSnapshotReader
          * @param subKeyOffset where the encoded sub-key starts; meaningless when {@code subKeyLength} is -1.
          * @param subKeyLength its length, or -1 when the entry has none.
          * @param valueOffset  where the encoded value starts.
-         * @param valueLength  its length.
+         * @param valueLength  its length, or {@link KeyedSnapshotFormat#TOMBSTONE} for a delta's tombstone (then
+         *                     there is no sub-key either).
          */
         void entry(int keyGroup, int stateIndex, UnsafeBuffer bytes, int keyOffset, int keyLength,
             int subKeyOffset, int subKeyLength, int valueOffset, int valueLength);
@@ -43,6 +44,7 @@ public final class KeyedSnapshotReader
     private final List<StateMeta> states;
     private final int[] groups;
     private final long[] offsets;
+    private final boolean delta;
 
     private KeyedSnapshotReader(final byte[] data, final String file)
     {
@@ -67,20 +69,34 @@ public final class KeyedSnapshotReader
         {
             throw corrupt("torn: the end marker is missing");
         }
-        maxParallelism = getInt(8);
-        final int first = getInt(12);
-        final int last = getInt(16);
+        final int fields = version >= 3 ? 12 : 8;
+        if (version >= 3)
+        {
+            final int type = getInt(8);
+            if (type != KeyedSnapshotFormat.TYPE_FULL && type != KeyedSnapshotFormat.TYPE_DELTA)
+            {
+                throw corrupt("unknown snapshot type " + type);
+            }
+            delta = type == KeyedSnapshotFormat.TYPE_DELTA;
+        }
+        else
+        {
+            delta = false;
+        }
+        maxParallelism = getInt(fields);
+        final int first = getInt(fields + 4);
+        final int last = getInt(fields + 8);
         if (maxParallelism <= 0 || first < 0 || last >= maxParallelism || first > last + 1)
         {
             throw corrupt("key group range " + first + ".." + last + " of max parallelism " + maxParallelism);
         }
         range = new KeyGroupRange(first, last);
-        final int stateCount = getInt(20);
+        final int stateCount = getInt(fields + 12);
         if (stateCount < 0 || stateCount > 1 << 16)
         {
             throw corrupt("state count " + stateCount);
         }
-        int position = 24;
+        int position = fields + 16;
         final List<StateMeta> metas = new ArrayList<>(stateCount);
         for (int i = 0; i < stateCount; i++)
         {
@@ -173,6 +189,21 @@ public final class KeyedSnapshotReader
         return range;
     }
 
+    /**
+     * @return whether this is a delta ({@link KeyedSnapshotFormat#TYPE_DELTA}): meaningful only on top of its chain,
+     *     see {@link KeyedSnapshotChain}.
+     */
+    public boolean isDelta()
+    {
+        return delta;
+    }
+
+    /** @return the file, for messages. */
+    public String file()
+    {
+        return file;
+    }
+
     /** @return the states, in the order entries refer to them. */
     public List<StateMeta> states()
     {
@@ -190,45 +221,80 @@ public final class KeyedSnapshotReader
     {
         for (int g = 0; g < groups.length; g++)
         {
-            if (!wanted.contains(groups[g]))
+            if (wanted.contains(groups[g]))
             {
+                readGroupAt(g, visitor);
+            }
+        }
+    }
+
+    /**
+     * @return the non-empty key groups of the snapshot, ascending; a copy.
+     */
+    public int[] keyGroups()
+    {
+        return groups.clone();
+    }
+
+    /**
+     * Visits the entries of one key group, if the snapshot has any, found through the index.
+     *
+     * @param keyGroup the key group.
+     * @param visitor  receives its entries, in file order.
+     * @throws CorruptCheckpointException when an entry is damaged.
+     */
+    public void readGroup(final int keyGroup, final EntryVisitor visitor)
+    {
+        final int g = java.util.Arrays.binarySearch(groups, keyGroup);
+        if (g >= 0)
+        {
+            readGroupAt(g, visitor);
+        }
+    }
+
+    private void readGroupAt(final int g, final EntryVisitor visitor)
+    {
+        int position = (int)offsets[g];
+        if (getInt(position) != groups[g])
+        {
+            throw corrupt("key group " + groups[g] + " is not where the index says");
+        }
+        final int entries = getInt(position + 4);
+        position += 8;
+        if (entries <= 0)
+        {
+            throw corrupt("key group " + groups[g] + " has " + entries + " entries");
+        }
+        for (int e = 0; e < entries; e++)
+        {
+            final int stateIndex = getInt(position);
+            if (stateIndex < 0 || stateIndex >= states.size())
+            {
+                throw corrupt("entry of key group " + groups[g] + " names state " + stateIndex);
+            }
+            final int keyLength = length(position + 4);
+            final int keyOffset = position + 8;
+            position = keyOffset + keyLength;
+            final int subKeyLength = getInt(position);
+            if (subKeyLength < -1)
+            {
+                throw corrupt("negative sub-key length in key group " + groups[g]);
+            }
+            final int subKeyOffset = position + 4;
+            position = subKeyOffset + Math.max(0, subKeyLength);
+            check(position, 0);
+            if (delta && subKeyLength == -1 && getInt(position) == KeyedSnapshotFormat.TOMBSTONE)
+            {
+                visitor.entry(groups[g], stateIndex, bytes, keyOffset, keyLength, subKeyOffset, -1, position + 4,
+                    KeyedSnapshotFormat.TOMBSTONE);
+                position += 4;
                 continue;
             }
-            int position = (int)offsets[g];
-            if (getInt(position) != groups[g])
-            {
-                throw corrupt("key group " + groups[g] + " is not where the index says");
-            }
-            final int entries = getInt(position + 4);
-            position += 8;
-            if (entries <= 0)
-            {
-                throw corrupt("key group " + groups[g] + " has " + entries + " entries");
-            }
-            for (int e = 0; e < entries; e++)
-            {
-                final int stateIndex = getInt(position);
-                if (stateIndex < 0 || stateIndex >= states.size())
-                {
-                    throw corrupt("entry of key group " + groups[g] + " names state " + stateIndex);
-                }
-                final int keyLength = length(position + 4);
-                final int keyOffset = position + 8;
-                position = keyOffset + keyLength;
-                final int subKeyLength = getInt(position);
-                if (subKeyLength < -1)
-                {
-                    throw corrupt("negative sub-key length in key group " + groups[g]);
-                }
-                final int subKeyOffset = position + 4;
-                position = subKeyOffset + Math.max(0, subKeyLength);
-                check(position, 0);
-                final int valueLength = length(position);
-                final int valueOffset = position + 4;
-                position = valueOffset + valueLength;
-                visitor.entry(groups[g], stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
-                    valueOffset, valueLength);
-            }
+            final int valueLength = length(position);
+            final int valueOffset = position + 4;
+            position = valueOffset + valueLength;
+            visitor.entry(groups[g], stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
+                valueOffset, valueLength);
         }
     }
 

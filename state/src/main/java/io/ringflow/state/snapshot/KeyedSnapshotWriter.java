@@ -12,7 +12,8 @@ import java.util.List;
 
 /**
  * Writes one keyed snapshot in {@link KeyedSnapshotFormat}. Call {@link #startKeyGroup} for each non-empty key
- * group in ascending order, then {@link #entry} exactly as many times as announced, then {@link #finish}.
+ * group in ascending order, then {@link #entry} (or, in a delta, {@link #tombstone}) exactly as many times as
+ * announced, then {@link #finish}.
  *
  * <p>Thread contract: one thread, usually a snapshot flusher.
  */
@@ -33,10 +34,11 @@ public final class KeyedSnapshotWriter
     private long[] offsets = new long[16];
     private int groupCount;
     private int remainingInGroup;
+    private final boolean delta;
     private int lastGroup = -1;
 
     /**
-     * Writes the header.
+     * Writes the header of a full snapshot.
      *
      * @param destination    where the snapshot goes; not closed here.
      * @param maxParallelism the job's number of key groups.
@@ -48,11 +50,30 @@ public final class KeyedSnapshotWriter
         final OutputStream destination, final int maxParallelism, final KeyGroupRange range,
         final List<StateMeta> states) throws IOException
     {
+        this(destination, maxParallelism, range, states, false);
+    }
+
+    /**
+     * Writes the header of a full snapshot or of a delta ({@link KeyedSnapshotFormat#TYPE_DELTA}).
+     *
+     * @param destination    where the snapshot goes; not closed here.
+     * @param maxParallelism the job's number of key groups.
+     * @param range          the key groups the writing subtask owns.
+     * @param states         the states, in the order their entries refer to them.
+     * @param delta          whether this is a delta, which may hold tombstones.
+     * @throws IOException when writing fails.
+     */
+    public KeyedSnapshotWriter(
+        final OutputStream destination, final int maxParallelism, final KeyGroupRange range,
+        final List<StateMeta> states, final boolean delta) throws IOException
+    {
         this.destination = destination;
         this.statesCount = states.size();
         this.range = range;
+        this.delta = delta;
         putInt(KeyedSnapshotFormat.MAGIC);
         putInt(KeyedSnapshotFormat.VERSION);
+        putInt(delta ? KeyedSnapshotFormat.TYPE_DELTA : KeyedSnapshotFormat.TYPE_FULL);
         putInt(maxParallelism);
         putInt(range.start());
         putInt(range.end());
@@ -115,7 +136,7 @@ public final class KeyedSnapshotWriter
      * @param subKey       the encoded sub-key (a map state's user key), or null.
      * @param subKeyOffset where it starts.
      * @param subKeyLength its length.
-     * @param value        the encoded value.
+     * @param value        the encoded value; not null (a delta's tombstone is written by {@link #tombstone}).
      * @param valueOffset  where it starts.
      * @param valueLength  its length.
      * @throws IOException when writing fails.
@@ -137,6 +158,12 @@ public final class KeyedSnapshotWriter
         remainingInGroup--;
         putInt(stateIndex);
         writeBytes(key, keyOffset, keyLength);
+        if (value == null)
+        {
+            putInt(-1);
+            putInt(KeyedSnapshotFormat.TOMBSTONE);
+            return;
+        }
         if (subKey == null)
         {
             putInt(-1);
@@ -146,6 +173,28 @@ public final class KeyedSnapshotWriter
             writeBytes(subKey, subKeyOffset, subKeyLength);
         }
         writeBytes(value, valueOffset, valueLength);
+    }
+
+    /**
+     * Writes a tombstone in the current key group of a delta: the key has no entry of this state any more (for a map
+     * state, none of its user keys), as of the delta's barrier; entries of the same key that follow it in the delta
+     * are its entries now.
+     *
+     * @param stateIndex which state, an index into the header's list.
+     * @param key        the encoded key.
+     * @param keyOffset  where it starts.
+     * @param keyLength  its length.
+     * @throws IOException           when writing fails.
+     * @throws IllegalStateException when this is not a delta.
+     */
+    public void tombstone(final int stateIndex, final DirectBuffer key, final int keyOffset, final int keyLength)
+        throws IOException
+    {
+        if (!delta)
+        {
+            throw new IllegalStateException("only a delta snapshot holds tombstones");
+        }
+        entry(stateIndex, key, keyOffset, keyLength, null, 0, 0, null, 0, 0);
     }
 
     /**

@@ -21,6 +21,15 @@ public interface KeyedStateSnapshot
      */
     void writeTo(OutputStream out) throws IOException;
 
+    /**
+     * @return whether this is a delta of an incremental checkpoint (written as {@link KeyedSnapshotFormat#TYPE_DELTA},
+     *     meaningful only on top of the chain of its base), rather than a full snapshot.
+     */
+    default boolean isIncremental()
+    {
+        return false;
+    }
+
     /** Frees what the snapshot holds on to (copies, pinned versions). Idempotent; any thread. */
     void release();
 }

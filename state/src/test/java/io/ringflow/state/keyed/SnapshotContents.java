@@ -149,7 +149,7 @@ public final class SnapshotContents
             final String line = metas.get(stateIndex) + " | " + keyGroup + " | " +
                 hex.formatHex(slice(buffer, keyOffset, keyLength)) + " | " +
                 (subKeyLength < 0 ? "-" : hex.formatHex(slice(buffer, subKeyOffset, subKeyLength))) + " | " +
-                hex.formatHex(slice(buffer, valueOffset, valueLength));
+                (valueLength < 0 ? "tombstone" : hex.formatHex(slice(buffer, valueOffset, valueLength)));
             if (!lines.add(line))
             {
                 throw new AssertionError("entry written twice: " + line);

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,12 +80,146 @@ class KeyedSnapshotFormatTest
         // the flags byte ends the header, right before the footer of an empty snapshot
         flagged[flagged.length - 16 - 1] = 0x40;
         final byte[] future = out.toByteArray();
-        future[7] = 3;
+        future[7] = 4;
+        final byte[] unknownType = out.toByteArray();
+        unknownType[11] = 7;
 
         assertThatThrownBy(() -> KeyedSnapshotReader.open(flagged, "flagged"))
             .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("flags");
         assertThatThrownBy(() -> KeyedSnapshotReader.open(future, "future"))
-            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("version 3");
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("version 4");
+        assertThatThrownBy(() -> KeyedSnapshotReader.open(unknownType, "unknown-type"))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("snapshot type 7");
+    }
+
+    // ------------------------------------------------------------------------------------------------ deltas
+
+    private static final StateMeta COUNTS =
+        new StateMeta("counts", StateKind.VALUE, "java.lang.Long", 1, "java.lang.Long", 1);
+    private static final StateMeta TAGS =
+        new StateMeta("tags", StateKind.MAP, "java.lang.Long", 1, "java.lang.Long", 1, "java.lang.Long", 1, false);
+
+    /** One entry to write: value null is a tombstone, userKey null means none. */
+    private record Entry(int keyGroup, int state, long key, Long userKey, Long value)
+    {
+    }
+
+    private static byte[] snapshot(final boolean delta, final KeyGroupRange range, final List<StateMeta> states,
+        final Entry... entries) throws IOException
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, 128, range, states, delta);
+        int i = 0;
+        while (i < entries.length)
+        {
+            int end = i;
+            while (end < entries.length && entries[end].keyGroup() == entries[i].keyGroup())
+            {
+                end++;
+            }
+            writer.startKeyGroup(entries[i].keyGroup(), end - i);
+            for (; i < end; i++)
+            {
+                final Entry e = entries[i];
+                final UnsafeBuffer key = longBytes(e.key());
+                if (e.value() == null)
+                {
+                    writer.tombstone(e.state(), key, 0, 8);
+                }
+                else
+                {
+                    writer.entry(e.state(), key, 0, 8, e.userKey() == null ? null : longBytes(e.userKey()), 0, 8,
+                        longBytes(e.value()), 0, 8);
+                }
+            }
+        }
+        writer.finish();
+        return out.toByteArray();
+    }
+
+    private static UnsafeBuffer longBytes(final long value)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8]);
+        buffer.putLong(0, value, java.nio.ByteOrder.LITTLE_ENDIAN);
+        return buffer;
+    }
+
+    /** (state name, key, user key or -1) to value, read from a full snapshot. */
+    private static Map<String, Long> contents(final byte[] bytes)
+    {
+        final KeyedSnapshotReader reader = KeyedSnapshotReader.open(bytes, "merged");
+        assertThat(reader.isDelta()).isFalse();
+        final Map<String, Long> contents = new java.util.TreeMap<>();
+        reader.read(reader.range(), (group, state, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
+            valueOffset, valueLength) -> contents.put(reader.states().get(state).name() + "/" + group + "/" +
+                buffer.getLong(keyOffset, java.nio.ByteOrder.LITTLE_ENDIAN) + "/" + (subKeyLength < 0 ? -1 :
+                buffer.getLong(subKeyOffset, java.nio.ByteOrder.LITTLE_ENDIAN)),
+            buffer.getLong(valueOffset, java.nio.ByteOrder.LITTLE_ENDIAN)));
+        return contents;
+    }
+
+    @Test
+    void aChainMergesInOrderWithTombstonesRemovingAKeyAndAllItsUserKeys() throws IOException
+    {
+        final byte[] full = snapshot(false, ALL, List.of(COUNTS, TAGS),
+            new Entry(1, 0, 10, null, 100L), new Entry(1, 1, 10, 1L, 11L), new Entry(1, 1, 10, 2L, 12L),
+            new Entry(5, 0, 50, null, 500L), new Entry(9, 0, 90, null, 900L));
+        // the delta lists its states in another order, and adds one
+        final StateMeta extra = new StateMeta("extra", StateKind.VALUE, "java.lang.Long", 1, "java.lang.Long", 1);
+        final byte[] first = snapshot(true, ALL, List.of(TAGS, COUNTS, extra),
+            new Entry(1, 0, 10, null, null), new Entry(1, 0, 10, 3L, 13L),
+            new Entry(5, 1, 50, null, null), new Entry(6, 2, 60, null, 6L));
+        final byte[] second = snapshot(true, ALL, List.of(COUNTS, TAGS, extra),
+            new Entry(5, 0, 50, null, 501L), new Entry(9, 0, 90, null, null), new Entry(9, 0, 91, null, 910L));
+
+        final KeyedSnapshotReader deltaReader = KeyedSnapshotReader.open(first, "delta");
+        assertThat(deltaReader.isDelta()).isTrue();
+        final List<KeyedSnapshotReader> chain = List.of(KeyedSnapshotReader.open(full, "full"), deltaReader,
+            KeyedSnapshotReader.open(second, "delta-2"));
+        assertThat(contents(KeyedSnapshotChain.mergeToBytes(chain, ALL))).containsExactlyInAnyOrderEntriesOf(Map.of(
+            "counts/1/10/-1", 100L, "tags/1/10/3", 13L, "counts/5/50/-1", 501L,
+            "extra/6/60/-1", 6L, "counts/9/91/-1", 910L));
+        assertThat(contents(KeyedSnapshotChain.mergeToBytes(chain, new KeyGroupRange(5, 6))))
+            .as("only the wanted key groups").containsOnlyKeys("counts/5/50/-1", "extra/6/60/-1");
+        assertThat(KeyedSnapshotChain.merge(chain.subList(0, 1), ALL)).as("a lone full snapshot as it is")
+            .isSameAs(chain.get(0));
+    }
+
+    @Test
+    void aBrokenChainIsCorruptAndATombstoneNeedsADelta() throws IOException
+    {
+        final byte[] full = snapshot(false, ALL, List.of(COUNTS), new Entry(1, 0, 10, null, 100L));
+        final byte[] delta = snapshot(true, ALL, List.of(COUNTS), new Entry(1, 0, 10, null, null));
+        final byte[] otherRange = snapshot(true, new KeyGroupRange(0, 63), List.of(COUNTS));
+        final StateMeta retyped = new StateMeta("counts", StateKind.VALUE, "java.lang.Long", 1, "java.lang.Long", 2);
+        final byte[] otherMeta = snapshot(true, ALL, List.of(retyped));
+
+        assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(delta, "d1"), open(full, "f")), ALL))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("d1")
+            .hasMessageContaining("must start with a full snapshot");
+        assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(full, "f"), open(full, "f2")), ALL))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("f2")
+            .hasMessageContaining("only deltas may follow");
+        assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(full, "f"), open(otherRange, "r")), ALL))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("key groups");
+        assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(full, "f"), open(otherMeta, "m")), ALL))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("'counts'");
+
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, 128, ALL, List.of(COUNTS));
+        writer.startKeyGroup(1, 1);
+        assertThatThrownBy(() -> writer.tombstone(0, longBytes(1), 0, 8)).isInstanceOf(IllegalStateException.class);
+
+        // a tombstone's -1 in a full snapshot is a negative length
+        final byte[] fakeFull = delta.clone();
+        fakeFull[11] = 0;
+        assertThatThrownBy(() -> KeyedSnapshotReader.open(fakeFull, "fake").read(ALL, (g, s, b, ko, kl, so, sl, vo,
+            vl) -> { })).isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("negative length");
+    }
+
+    private static KeyedSnapshotReader open(final byte[] bytes, final String name)
+    {
+        return KeyedSnapshotReader.open(bytes, name);
     }
 
     @Test

@@ -1,0 +1,172 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.snapshot.StateKind;
+import io.ringflow.state.snapshot.StateMeta;
+import io.ringflow.state.snapshot.TtlValues;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One state's part of one pending snapshot, full ({@link PendingStateSnapshot}) or delta ({@link PendingStateDelta}):
+ * the values the task thread preserved before changing them, and how they and the live values are emitted.
+ *
+ * <p>Both kinds share the task thread's side of copy-on-write ({@link StateMap#put}, {@link StateMap#remove}):
+ * holding a key's segment update lock, before changing the entry, for each pending part that
+ * {@link #needsPreserving} the key, {@link #preserve} its current value (or {@link #ABSENT}). They differ in which
+ * keys need it and in how the flusher reads the live map.
+ *
+ * <p>Emitting a stored value splits a map state's value into one entry per user key ({@link MapBlobLayout}) and
+ * leaves out what had expired at the barrier, by the state's clock read at the barrier: the decision depends only on
+ * the value as of the barrier, so it is the same whether the value is read live or preserved.
+ *
+ * <p>Thread contract: {@link #needsPreserving} and {@link #preserve} on the task thread, {@link #collect} on one
+ * flusher, {@link #release} on any thread.
+ */
+abstract class PendingStatePart
+{
+    /** Preserved for a key that had no value at the barrier. Compared by identity. */
+    static final byte[] ABSENT = new byte[0];
+
+    /** Told by the flusher when it has read a segment and released its lock; lets tests interleave writes. */
+    @FunctionalInterface
+    interface SegmentObserver
+    {
+        /** Does nothing. */
+        SegmentObserver NONE = (stateIndex, segment) ->
+        {
+        };
+
+        /**
+         * @param stateIndex the state's index in the snapshot.
+         * @param segment    the segment just read (for a delta: the segment of the key just read).
+         */
+        void segmentRead(int stateIndex, int segment);
+    }
+
+    final StateMap state;
+    final StateMeta meta;
+    /** Whether stored values are {@link MapBlobLayout map values}, split into one entry per user key. */
+    final boolean mapValues;
+    /** The state's time-to-live, or 0 when its entries never expire (or it is not declared). */
+    private final long ttlMillis;
+    /** The state's clock at the barrier: entries expired then are left out. */
+    private final long barrierTime;
+    /** Values as of the barrier, by key, preserved by the task thread before it changed them. */
+    final ConcurrentHashMap<PreservedKey, byte[]> preserved = new ConcurrentHashMap<>();
+
+    /**
+     * @param state       the state.
+     * @param meta        its description as of the barrier.
+     * @param ttlMillis   its time-to-live, or 0 to keep every entry.
+     * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
+     */
+    PendingStatePart(final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime)
+    {
+        this.state = state;
+        this.meta = meta;
+        this.mapValues = meta.kind() == StateKind.MAP;
+        this.ttlMillis = ttlMillis;
+        this.barrierTime = barrierTime;
+    }
+
+    /** @return the state. */
+    final StateMap state()
+    {
+        return state;
+    }
+
+    /** @return the state's description as of the barrier. */
+    final StateMeta meta()
+    {
+        return meta;
+    }
+
+    /**
+     * Task thread, holding {@code segment}'s update lock, before the key changes.
+     *
+     * @param segment the segment of the key about to change.
+     * @param key     a probe for the key.
+     * @return whether this part still needs the key's current value, which is its value at the barrier.
+     */
+    abstract boolean needsPreserving(int segment, PreservedKey key);
+
+    /**
+     * Task thread.
+     *
+     * @param key a probe for the key about to change.
+     * @return whether its value as of the barrier is already preserved.
+     */
+    final boolean hasPreserved(final PreservedKey key)
+    {
+        return preserved.containsKey(key);
+    }
+
+    /**
+     * Task thread, holding the key's segment update lock, before the entry changes.
+     *
+     * @param key   an immutable copy of the stored key.
+     * @param value its value now, which is its value at the barrier, or {@link #ABSENT}; never modified after.
+     */
+    final void preserve(final PreservedKey key, final byte[] value)
+    {
+        preserved.putIfAbsent(key, value);
+    }
+
+    /**
+     * Flusher: adds this state's entries as of the barrier to {@code into}, then stops the task thread preserving
+     * values for it.
+     *
+     * @param stateIndex the state's index in the snapshot.
+     * @param into       where the entries go.
+     * @param observer   told after each segment (or key) read.
+     */
+    abstract void collect(int stateIndex, KeyGroupBuckets into, SegmentObserver observer);
+
+    /** Stops preservation and drops what was preserved. Idempotent; any thread. */
+    abstract void release();
+
+    /**
+     * Adds one stored entry as of the barrier: a map value split into one entry per user key, and entries that had
+     * expired at the barrier left out.
+     */
+    final void emit(
+        final KeyGroupBuckets into, final int stateIndex, final int keyGroup, final byte[] key, final int keyLength,
+        final byte[] value, final int valueLength)
+    {
+        if (!mapValues)
+        {
+            if (!expired(value, 0))
+            {
+                into.add(keyGroup, stateIndex, key, keyLength, null, 0, 0, value, 0, valueLength);
+            }
+            return;
+        }
+        final String problem = MapBlobLayout.problem(value, valueLength);
+        if (problem != null)
+        {
+            throw new IllegalStateException("state '" + meta.name() + "' holds a damaged map value: " + problem);
+        }
+        final int count = MapBlobLayout.count(value);
+        int entry = MapBlobLayout.COUNT_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            final int entryValue = MapBlobLayout.valueOffset(value, entry);
+            if (!expired(value, entryValue))
+            {
+                into.add(keyGroup, stateIndex, key, keyLength, value, MapBlobLayout.userKeyOffset(entry),
+                    MapBlobLayout.userKeyLength(value, entry), value, entryValue,
+                    MapBlobLayout.valueLength(value, entry));
+            }
+            entry = MapBlobLayout.next(value, entry);
+        }
+    }
+
+    /**
+     * @return whether a value (of a value-like state) had expired at the barrier; for a map value, use the offset of
+     *     one of its entries' values.
+     */
+    final boolean expired(final byte[] value, final int offset)
+    {
+        return ttlMillis > 0 && TtlValues.isExpired(TtlValues.timestamp(value, offset), ttlMillis, barrierTime);
+    }
+}

@@ -1,0 +1,232 @@
+package io.ringflow.state.snapshot;
+
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.keyed.KeyGroupRange;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Merges the keyed state chain of one subtask, a full snapshot followed by the deltas of incremental checkpoints
+ * (oldest first), into one full snapshot, which any keyed state store restores: stores never see a delta, so every
+ * backend restores incremental checkpoints, whichever backend wrote them.
+ *
+ * <p>The merge goes one key group at a time (memory: one key group's entries, plus the merged result), applying the
+ * chain's entries in order: an entry sets its (state, key, user key), a tombstone removes the (state, key) with all of
+ * its user keys. States are matched by name; a state's description is taken from the newest file that has it (a
+ * chain is written by one run of one subtask, so its states are described the same way in every file that has them;
+ * descriptions that differ are refused, naming the state).
+ *
+ * <p>Thread contract: none; a pure function of its inputs.
+ */
+public final class KeyedSnapshotChain
+{
+    private KeyedSnapshotChain()
+    {
+    }
+
+    /**
+     * @param chain  a full snapshot then its deltas, oldest first, all of one subtask (same key groups).
+     * @param wanted the key groups to keep; the others are skipped unread.
+     * @return the chain's state as one full snapshot, restricted to {@code wanted}; the full snapshot itself when the
+     *     chain has no delta.
+     * @throws CorruptCheckpointException when the chain does not start with a full snapshot, holds another full one
+     *                                    later, or its files disagree on key groups, max parallelism or states.
+     */
+    public static KeyedSnapshotReader merge(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
+    {
+        if (chain.isEmpty())
+        {
+            throw new IllegalArgumentException("a keyed state chain has at least its full snapshot");
+        }
+        final KeyedSnapshotReader base = chain.get(0);
+        if (base.isDelta())
+        {
+            throw new CorruptCheckpointException(base.file(), "a keyed state chain must start with a full snapshot, " +
+                "this is a delta");
+        }
+        if (chain.size() == 1)
+        {
+            return base;
+        }
+        return KeyedSnapshotReader.open(mergeToBytes(chain, wanted), base.file() + " (with " + (chain.size() - 1) +
+            " incremental part(s), last " + chain.get(chain.size() - 1).file() + ")");
+    }
+
+    /**
+     * {@link #merge}, as the bytes of a full snapshot.
+     *
+     * @param chain  a full snapshot then its deltas, oldest first, all of one subtask (same key groups).
+     * @param wanted the key groups to keep; the others are skipped unread.
+     * @return the chain's state as the bytes of one full snapshot, restricted to {@code wanted}.
+     * @throws CorruptCheckpointException as {@link #merge} does.
+     */
+    public static byte[] mergeToBytes(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
+    {
+        if (chain.isEmpty())
+        {
+            throw new IllegalArgumentException("a keyed state chain has at least its full snapshot");
+        }
+        final KeyedSnapshotReader base = chain.get(0);
+        if (base.isDelta())
+        {
+            throw new CorruptCheckpointException(base.file(), "a keyed state chain must start with a full snapshot, " +
+                "this is a delta");
+        }
+        final List<StateMeta> states = new ArrayList<>();
+        final Map<String, Integer> stateIndexes = new HashMap<>();
+        final int[][] remap = new int[chain.size()][];
+        final TreeSet<Integer> groups = new TreeSet<>();
+        for (int f = 0; f < chain.size(); f++)
+        {
+            final KeyedSnapshotReader file = chain.get(f);
+            checkLink(base, file, f);
+            final List<StateMeta> metas = file.states();
+            remap[f] = new int[metas.size()];
+            for (int i = 0; i < metas.size(); i++)
+            {
+                final StateMeta meta = metas.get(i);
+                final Integer known = stateIndexes.get(meta.name());
+                if (known == null)
+                {
+                    stateIndexes.put(meta.name(), states.size());
+                    remap[f][i] = states.size();
+                    states.add(meta);
+                    continue;
+                }
+                if (!states.get(known).equals(meta))
+                {
+                    throw new CorruptCheckpointException(file.file(), "state '" + meta.name() + "' is described as " +
+                        meta + ", an earlier file of its chain says " + states.get(known));
+                }
+                remap[f][i] = known;
+            }
+            for (final int group : file.keyGroups())
+            {
+                if (wanted.contains(group))
+                {
+                    groups.add(group);
+                }
+            }
+        }
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try
+        {
+            final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, base.maxParallelism(), base.range(),
+                states);
+            final GroupMerge merge = new GroupMerge();
+            for (final int group : groups)
+            {
+                merge.clear();
+                for (int f = 0; f < chain.size(); f++)
+                {
+                    merge.fileStates = remap[f];
+                    chain.get(f).readGroup(group, merge);
+                }
+                merge.writeTo(writer, group);
+            }
+            writer.finish();
+        }
+        catch (final IOException impossible)
+        {
+            throw new UncheckedIOException("writing to memory failed", impossible);
+        }
+        return out.toByteArray();
+    }
+
+    private static void checkLink(final KeyedSnapshotReader base, final KeyedSnapshotReader file, final int position)
+    {
+        if (position > 0 && !file.isDelta())
+        {
+            throw new CorruptCheckpointException(file.file(), "a full snapshot at position " + position + " of a " +
+                "keyed state chain, where only deltas may follow the first");
+        }
+        if (file.maxParallelism() != base.maxParallelism() || !file.range().equals(base.range()))
+        {
+            throw new CorruptCheckpointException(file.file(), "its key groups " + file.range() + " of " +
+                file.maxParallelism() + " differ from those of its chain's full snapshot " + base.file() + " (" +
+                base.range() + " of " + base.maxParallelism() + ")");
+        }
+    }
+
+    /** The merged entries of one key group, in the order their (state, key) first appeared. */
+    private static final class GroupMerge implements KeyedSnapshotReader.EntryVisitor
+    {
+        /** No user key: the one value of a value, list, reducing or aggregating state's key. */
+        private static final ByteBuffer NO_USER_KEY = ByteBuffer.allocate(0);
+
+        /** Per (merged state index, key): user key (or {@link #NO_USER_KEY}) to value, in insertion order. */
+        private final LinkedHashMap<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entries = new LinkedHashMap<>();
+        int[] fileStates;
+
+        void clear()
+        {
+            entries.clear();
+        }
+
+        @Override
+        public void entry(final int keyGroup, final int stateIndex, final UnsafeBuffer bytes, final int keyOffset,
+            final int keyLength, final int subKeyOffset, final int subKeyLength, final int valueOffset,
+            final int valueLength)
+        {
+            final StateKey key = new StateKey(fileStates[stateIndex], ByteBuffer.wrap(copy(bytes, keyOffset,
+                keyLength)));
+            if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
+            {
+                entries.remove(key);
+                return;
+            }
+            final ByteBuffer userKey = subKeyLength < 0 ? NO_USER_KEY :
+                ByteBuffer.wrap(copy(bytes, subKeyOffset, subKeyLength));
+            entries.computeIfAbsent(key, k -> new LinkedHashMap<>())
+                .put(userKey, copy(bytes, valueOffset, valueLength));
+        }
+
+        void writeTo(final KeyedSnapshotWriter writer, final int group) throws IOException
+        {
+            int count = 0;
+            for (final LinkedHashMap<ByteBuffer, byte[]> values : entries.values())
+            {
+                count += values.size();
+            }
+            if (count == 0)
+            {
+                return;
+            }
+            writer.startKeyGroup(group, count);
+            for (final Map.Entry<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entry : entries.entrySet())
+            {
+                final UnsafeBuffer key = new UnsafeBuffer(entry.getKey().key());
+                for (final Map.Entry<ByteBuffer, byte[]> value : entry.getValue().entrySet())
+                {
+                    final ByteBuffer userKey = value.getKey();
+                    final byte[] bytes = value.getValue();
+                    writer.entry(entry.getKey().state(), key, 0, key.capacity(),
+                        userKey == NO_USER_KEY ? null : new UnsafeBuffer(userKey), 0, userKey.capacity(),
+                        new UnsafeBuffer(bytes), 0, bytes.length);
+                }
+            }
+        }
+
+        private static byte[] copy(final UnsafeBuffer bytes, final int offset, final int length)
+        {
+            final byte[] copy = new byte[length];
+            bytes.getBytes(offset, copy);
+            return copy;
+        }
+    }
+
+    /** A key of one state; keys compare by content. */
+    private record StateKey(int state, ByteBuffer key)
+    {
+    }
+}

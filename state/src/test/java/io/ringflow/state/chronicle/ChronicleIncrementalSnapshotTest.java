@@ -1,0 +1,281 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.SnapshotContents;
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import io.ringflow.state.keyed.HeapKeyedStateStore;
+import io.ringflow.state.snapshot.KeyedSnapshotChain;
+import io.ringflow.state.snapshot.KeyedSnapshotReader;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Incremental snapshots of the Chronicle store: deltas against a committed base, merged with their chain, must give
+ * exactly the state at their barrier, while the task keeps writing and several snapshots are pending.
+ */
+class ChronicleIncrementalSnapshotTest
+{
+    private static final int MAX_PARALLELISM = 128;
+    private static final KeyGroupRange ALL = new KeyGroupRange(0, MAX_PARALLELISM - 1);
+
+    private final List<ChronicleKeyedStateStore> stores = new ArrayList<>();
+
+    @AfterEach
+    void closeStores()
+    {
+        stores.forEach(ChronicleKeyedStateStore::close);
+    }
+
+    @Test
+    void aDeltaHoldsOnlyTheKeysChangedSinceItsBaseAndRestoresOnTopOfIt()
+    {
+        final ChronicleKeyedStateStore store = open();
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final MapState<Integer, String> tags = store.getMapState(new MapStateDescriptor<>("tags", Integer.class,
+            String.class));
+        for (long key = 0; key < 1_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+            tags.put(1, "a" + key);
+            tags.put(2, "b" + key);
+        }
+        final byte[] full = SnapshotContents.take(store, 1);
+        assertThat(store.canSnapshotIncrementally(1)).isTrue();
+        assertThat(store.canSnapshotIncrementally(0)).as("never taken").isFalse();
+
+        store.setCurrentKey(3L);
+        counts.update(33L);
+        tags.remove(1);
+        store.setCurrentKey(4L);
+        counts.clear();
+        tags.clear();
+        store.setCurrentKey(5_000L);
+        counts.update(5L);
+        store.setCurrentKey(6L);
+        counts.update(6L); // unchanged value: still a change
+
+        final KeyedStateSnapshot pending = store.incrementalSnapshot(2, 1);
+        assertThat(pending.isIncremental()).isTrue();
+        final byte[] delta = SnapshotContents.write(pending);
+
+        final KeyedSnapshotReader deltaReader = SnapshotContents.reader(delta);
+        assertThat(deltaReader.isDelta()).isTrue();
+        // counts: 3, 4 (tombstone), 5000, 6; tags: 3 (tombstone + b3), 4 (tombstone)
+        assertThat(SnapshotContents.rawEntries(delta)).hasSize(7);
+
+        final Map<String, Map<Object, Object>> merged = SnapshotContents.decode(
+            KeyedSnapshotChain.mergeToBytes(List.of(SnapshotContents.reader(full), deltaReader), ALL),
+            CodecRegistry.withBuiltIns());
+        final Map<String, Map<Object, Object>> live = SnapshotContents.decode(SnapshotContents.take(store, 3),
+            CodecRegistry.withBuiltIns());
+        assertThat(merged).isEqualTo(live);
+        assertThat(merged.get("counts")).containsEntry(3L, 33L).doesNotContainKey(4L).containsEntry(5_000L, 5L)
+            .hasSize(1_000);
+        assertThat(merged.get("tags")).containsEntry(3L, Map.of(2, "b3")).doesNotContainKey(4L).hasSize(999);
+
+        assertThatThrownBy(() -> store.restore(List.of(deltaReader))).isInstanceOf(IllegalStateException.class);
+        final HeapKeyedStateStore heap = new HeapKeyedStateStore();
+        assertThatThrownBy(() -> heap.restore(List.of(deltaReader))).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("delta").hasMessageContaining("KeyedSnapshotChain");
+    }
+
+    @Test
+    void noDeltaWithoutTrackingOrAfterARestoreOrAgainstAForgottenBase()
+    {
+        final ChronicleKeyedStateStore untracked = open();
+        SnapshotContents.take(untracked, 1);
+        assertThat(untracked.canSnapshotIncrementally(1)).isFalse();
+        assertThatThrownBy(() -> untracked.incrementalSnapshot(2, 1)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("not tracked");
+
+        final ChronicleKeyedStateStore store = open();
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        store.setCurrentKey(1L);
+        counts.update(1L);
+        final byte[] first = SnapshotContents.take(store, 1);
+        SnapshotContents.take(store, 2);
+        SnapshotContents.write(store.incrementalSnapshot(3, 2));
+        assertThat(store.canSnapshotIncrementally(1)).as("bases only move forward").isFalse();
+
+        final ChronicleKeyedStateStore restored = open();
+        restored.trackChanges();
+        restored.restore(List.of(SnapshotContents.reader(first)));
+        assertThat(restored.canSnapshotIncrementally(1)).isFalse();
+        final ValueState<Long> restoredCounts =
+            restored.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        SnapshotContents.take(restored, 4);
+        restored.setCurrentKey(2L);
+        restoredCounts.update(2L);
+        final byte[] delta = SnapshotContents.write(restored.incrementalSnapshot(5, 4));
+        assertThat(SnapshotContents.rawEntries(delta)).as("restored entries are not changes").hasSize(1);
+    }
+
+    /**
+     * Seeded random writes on a value state and a map state (updates, removals, clears, ever new keys) while
+     * snapshots are taken at random barriers, full or delta against the newest committed one, several pending at once
+     * and written by two flushers. A snapshot counts as committed once written; bases move forward. Each chain, merged,
+     * must equal a copy of the model at its barrier, and restore into either backend.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {3, 424_242, 20_261_130})
+    void everyChainMergedEqualsTheModelAtItsBarrier(final long seed) throws Exception
+    {
+        final ChronicleKeyedStateStore store = open();
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final MapState<Integer, Long> visits = store.getMapState(new MapStateDescriptor<>("visits", Integer.class,
+            Long.class));
+        final Map<Object, Object> countModel = new HashMap<>();
+        final Map<Object, Map<Integer, Long>> visitModel = new HashMap<>();
+        final Random random = new Random(seed);
+        final ExecutorService flushers = Executors.newFixedThreadPool(2);
+        final List<Future<byte[]>> written = new ArrayList<>();
+        final List<List<Integer>> chains = new ArrayList<>();
+        final List<Map<String, Map<Object, Object>>> expected = new ArrayList<>();
+        int base = -1;
+        int deltas = 0;
+        int keySpace = 200;
+        try
+        {
+            for (int op = 0; op < 40_000; op++)
+            {
+                if (random.nextInt(100) == 0)
+                {
+                    keySpace += 50;
+                }
+                final long key = random.nextInt(keySpace);
+                store.setCurrentKey(key);
+                switch (random.nextInt(8))
+                {
+                    case 0, 1, 2 ->
+                    {
+                        final long next = counts.value() + 1;
+                        counts.update(next);
+                        countModel.put(key, next);
+                    }
+                    case 3 -> 
+                    {
+                        counts.clear();
+                        countModel.remove(key);
+                    }
+                    case 4, 5 ->
+                    {
+                        final int userKey = random.nextInt(4);
+                        final long value = random.nextLong();
+                        visits.put(userKey, value);
+                        visitModel.computeIfAbsent(key, k -> new HashMap<>()).put(userKey, value);
+                    }
+                    case 6 ->
+                    {
+                        final int userKey = random.nextInt(4);
+                        visits.remove(userKey);
+                        final Map<Integer, Long> map = visitModel.get(key);
+                        if (map != null)
+                        {
+                            map.remove(userKey);
+                        }
+                    }
+                    default ->
+                    {
+                        visits.clear();
+                        visitModel.remove(key);
+                    }
+                }
+                if (random.nextInt(800) == 0)
+                {
+                    // commit: the newest snapshot written so far becomes the base
+                    for (int i = written.size() - 1; i > base; i--)
+                    {
+                        if (random.nextBoolean())
+                        {
+                            written.get(i).get(60, TimeUnit.SECONDS);
+                            base = i;
+                            break;
+                        }
+                    }
+                    final int id = written.size();
+                    final boolean delta = base >= 0 && random.nextInt(4) != 0;
+                    final KeyedStateSnapshot snapshot = delta ? store.incrementalSnapshot(id, base) :
+                        store.snapshot(id);
+                    final List<Integer> chain = new ArrayList<>(delta ? chains.get(base) : List.of());
+                    chain.add(id);
+                    chains.add(chain);
+                    deltas += delta ? 1 : 0;
+                    expected.add(SnapshotContents.expected(Map.of("counts", countModel, "visits", visitModel)));
+                    written.add(flushers.submit(() -> SnapshotContents.write(snapshot)));
+                }
+            }
+            assertThat(written).as("seed %d takes snapshots", seed).hasSizeGreaterThan(20);
+            assertThat(deltas).as("seed %d takes deltas", seed).isGreaterThan(10);
+            assertThat(chains.stream().mapToInt(List::size).max().orElse(0)).as("chains grow").isGreaterThan(2);
+            for (int i = 0; i < written.size(); i++)
+            {
+                final List<KeyedSnapshotReader> chain = new ArrayList<>();
+                for (final int part : chains.get(i))
+                {
+                    chain.add(KeyedSnapshotReader.open(written.get(part).get(60, TimeUnit.SECONDS), "snapshot-" +
+                        part));
+                }
+                final byte[] merged = KeyedSnapshotChain.mergeToBytes(chain, ALL);
+                assertThat(SnapshotContents.decode(merged, CodecRegistry.withBuiltIns()))
+                    .as("seed %d chain %s", seed, chains.get(i)).isEqualTo(expected.get(i));
+            }
+            final int last = written.size() - 1;
+            final List<KeyedSnapshotReader> lastChain = new ArrayList<>();
+            for (final int part : chains.get(last))
+            {
+                lastChain.add(KeyedSnapshotReader.open(written.get(part).get(), "snapshot-" + part));
+            }
+            for (final KeyedStateStore target : List.of(open(), new HeapKeyedStateStore()))
+            {
+                target.restore(List.of(KeyedSnapshotChain.merge(lastChain, ALL)));
+                final ValueState<Long> restoredCounts =
+                    target.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+                target.getMapState(new MapStateDescriptor<>("visits", Integer.class, Long.class));
+                assertThat(SnapshotContents.decode(SnapshotContents.take(target, 1_000),
+                    CodecRegistry.withBuiltIns())).as("seed %d restored into %s", seed, target)
+                    .isEqualTo(expected.get(last));
+                target.setCurrentKey(0L);
+                assertThat(restoredCounts.value()).isEqualTo(expected.get(last).getOrDefault("counts", Map.of())
+                    .getOrDefault(0L, 0L));
+            }
+        }
+        finally
+        {
+            flushers.shutdownNow();
+        }
+    }
+
+    private ChronicleKeyedStateStore open()
+    {
+        final ChronicleKeyedStateStore store = new ChronicleKeyedStateStore(
+            ChronicleStateConfig.defaults().withExpectedEntriesPerState(20_000), CodecRegistry.withBuiltIns(),
+            MAX_PARALLELISM, ALL);
+        stores.add(store);
+        return store;
+    }
+}
