@@ -206,8 +206,8 @@ class CheckpointCoordinationTest
         final io.ringflow.state.checkpoint.CheckpointStorage broken = new io.ringflow.state.checkpoint.CheckpointStorage()
         {
             @Override
-            public void store(final io.ringflow.state.checkpoint.CheckpointMetadata metadata, final int retained)
-                throws java.io.IOException
+            public void store(final io.ringflow.state.checkpoint.CheckpointMetadata metadata, final int retained,
+                final java.util.Set<Long> pinned) throws java.io.IOException
             {
                 attempts.incrementAndGet();
                 throw new java.io.IOException("disk full");
@@ -232,6 +232,13 @@ class CheckpointCoordinationTest
 
             @Override
             public io.ringflow.state.checkpoint.StateOutput createStateOutput(final long checkpointId,
+                final String name) throws java.io.IOException
+            {
+                throw new java.io.IOException("disk full");
+            }
+
+            @Override
+            public io.ringflow.state.checkpoint.StateOutput createSharedStateOutput(final long checkpointId,
                 final String name) throws java.io.IOException
             {
                 throw new java.io.IOException("disk full");

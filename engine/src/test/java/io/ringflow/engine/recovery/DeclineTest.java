@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -117,15 +118,25 @@ class DeclineTest
         }
 
         @Override
+        public StateOutput createSharedStateOutput(final long checkpointId, final String name) throws IOException
+        {
+            if (failing.get())
+            {
+                throw new IOException("no space left on the test device");
+            }
+            return delegate.createSharedStateOutput(checkpointId, name);
+        }
+
+        @Override
         public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
         {
             return delegate.readState(checkpointId, handle);
         }
 
         @Override
-        public void store(final CheckpointMetadata metadata, final int retained)
+        public void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
         {
-            delegate.store(metadata, retained);
+            delegate.store(metadata, retained, pinned);
         }
 
         @Override

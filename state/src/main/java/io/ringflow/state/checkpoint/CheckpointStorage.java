@@ -3,10 +3,25 @@ package io.ringflow.state.checkpoint;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where checkpoints are kept: their state files, written while the checkpoint is pending, and their metadata, written
  * last as the commit point. Implementations are thread-safe.
+ *
+ * <p><b>Shared files.</b> Besides each checkpoint's own files, a storage has a shared area for files that later
+ * checkpoints reference again (the base and delta files of a keyed chain). A shared file is created for one pending
+ * checkpoint ({@link #createSharedStateOutput}) and belongs to it until that checkpoint is stored or discarded; from
+ * then on it lives exactly as long as some stored checkpoint references it (reference counting by scanning the stored
+ * metadata): {@link #store}, {@link #discardPending} and {@link #discardAll} delete a shared file once no stored
+ * checkpoint (retained, pinned or savepoint) references it and it does not belong to a pending checkpoint. The same
+ * scan removes files left by a crash. When a stored checkpoint's metadata cannot be read, nothing in the shared area
+ * is deleted: a file is never deleted on doubt.
+ *
+ * <p>Contract for callers: a pending checkpoint that references shared files written for an earlier, stored
+ * checkpoint {@code m} must keep {@code m} in the {@code pinned} set of every {@link #store(CheckpointMetadata, int,
+ * Set)} until the pending checkpoint is stored or discarded, unless a retained checkpoint is known to reference the
+ * same files; otherwise retention may prune {@code m} and the files with it.
  */
 public interface CheckpointStorage
 {
@@ -21,7 +36,23 @@ public interface CheckpointStorage
     StateOutput createStateOutput(long checkpointId, String name) throws IOException;
 
     /**
-     * Reads a state file back, checking its length and checksum before returning a single byte.
+     * Opens a new file in the shared area, created for a pending checkpoint: it belongs to that checkpoint (and is
+     * never garbage-collected) until the checkpoint is stored, after which its metadata's references keep it, or
+     * discarded, which deletes it unless a stored checkpoint references it. Its handle is a shared one. Any thread;
+     * usually a snapshot flusher.
+     *
+     * @param checkpointId the pending checkpoint, not yet stored.
+     * @param name         a plain file name, unique in the whole shared area (not just within the checkpoint), not
+     *                     ending in {@code .inprogress}.
+     * @return where to write it; {@link StateOutput#closeAndGetHandle()} makes it durable.
+     * @throws IOException when it cannot be created, when the name is already used in the shared area (by an existing
+     *                     file or by an output still open), or when the checkpoint is already stored; naming the file.
+     */
+    StateOutput createSharedStateOutput(long checkpointId, String name) throws IOException;
+
+    /**
+     * Reads a state file back, checking its length and checksum before returning a single byte. A shared handle is
+     * read from the shared area, whichever checkpoint wrote it.
      *
      * @param checkpointId the checkpoint that points to it.
      * @param handle       the handle from its metadata.
@@ -32,18 +63,38 @@ public interface CheckpointStorage
     byte[] readState(long checkpointId, StateHandle handle) throws IOException;
 
     /**
-     * Stores a completed checkpoint durably; when this returns, the checkpoint is committed. Then removes the oldest
-     * checkpoints beyond {@code retained}, never the one just stored and never a savepoint.
+     * Stores a completed checkpoint, with no checkpoint pinned: {@code store(metadata, retained, Set.of())}.
      *
      * @param metadata the checkpoint; its state files must already be durable.
      * @param retained how many completed checkpoints to keep, at least 1.
      * @throws IOException when it cannot be stored; the checkpoint is then not complete.
      */
-    void store(CheckpointMetadata metadata, int retained) throws IOException;
+    default void store(final CheckpointMetadata metadata, final int retained) throws IOException
+    {
+        store(metadata, retained, Set.of());
+    }
 
     /**
-     * Deletes what a checkpoint that will never complete (aborted, declined, expired) has written. Never deletes a
-     * committed checkpoint.
+     * Stores a completed checkpoint durably; when this returns, the checkpoint is committed and the shared files
+     * created for it no longer belong to a pending checkpoint (its metadata's references keep those it uses). Then,
+     * in this order: removes the oldest checkpoints beyond {@code retained}, never the one just stored, never a
+     * savepoint and not, this time, one in {@code pinned} (a later store prunes it once it is no longer pinned and is
+     * beyond retention); then deletes every shared file that no stored checkpoint references and that does not
+     * belong to a pending checkpoint (none at all when a stored checkpoint's metadata cannot be read).
+     *
+     * @param metadata the checkpoint; its state files, private and shared, must already be durable.
+     * @param retained how many completed checkpoints to keep, at least 1.
+     * @param pinned   ids of stored checkpoints retention must not prune now, e.g. those whose shared files a pending
+     *                 checkpoint references; not null, may name checkpoints that do not exist.
+     * @throws IOException when it cannot be stored; the checkpoint is then not complete.
+     */
+    void store(CheckpointMetadata metadata, int retained, Set<Long> pinned) throws IOException;
+
+    /**
+     * Deletes what a checkpoint that will never complete (aborted, declined, expired) has written: its own files and
+     * the shared files created for it, except those a stored checkpoint references. Never deletes a committed
+     * checkpoint. A shared output of the checkpoint still open may fail to finish afterwards, or leave a file that the
+     * next {@link #store} removes.
      *
      * @param checkpointId the aborted checkpoint.
      * @throws IOException when its files cannot be deleted.
@@ -65,7 +116,8 @@ public interface CheckpointStorage
     CheckpointMetadata load(long checkpointId) throws IOException;
 
     /**
-     * Deletes every stored checkpoint except savepoints (a cancelled job that does not retain its checkpoints).
+     * Deletes every stored checkpoint except savepoints (a cancelled job that does not retain its checkpoints), then
+     * every shared file no remaining checkpoint references, except those of pending checkpoints.
      *
      * @throws IOException when some could not be deleted.
      */
@@ -77,7 +129,8 @@ public interface CheckpointStorage
     String describe();
 
     /**
-     * Reads back every state file a checkpoint points to, checking each one's length and checksum.
+     * Reads back every state file a checkpoint points to (including each keyed chain's increments and its shared
+     * files), checking each one's length and checksum.
      *
      * @param metadata a stored checkpoint's metadata.
      * @throws IOException                when a file cannot be read.

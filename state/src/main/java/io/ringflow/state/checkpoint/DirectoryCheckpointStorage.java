@@ -5,14 +5,21 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -21,21 +28,41 @@ import java.util.stream.Stream;
  * <pre>
  *   &lt;dir&gt;/chk-&lt;n&gt;/_metadata      written last and atomically: its presence is the commit point
  *   &lt;dir&gt;/chk-&lt;n&gt;/&lt;state files&gt;  written (and fsynced) by the snapshot flushers before the metadata
+ *   &lt;dir&gt;/shared/&lt;state files&gt;   shared files (keyed chains), referenced by the metadata of one or more
+ *                                checkpoints
  * </pre>
  *
  * State files are written under a temporary name, fsynced, then renamed to their final name, so a file that exists
- * under its final name is complete; the metadata additionally records each one's length and CRC32C.
- * Writing: to {@code _metadata.inprogress}, fsync, rename to {@code _metadata}, fsync the folder. A crash leaves
- * either no {@code _metadata} or a complete one. Retention deletes the oldest {@code chk-*} folders beyond the
- * retained count, only after the new one is committed. Thread-safe: {@link #store} is serialized.
+ * under its final name is complete; the metadata additionally records each one's length and CRC32C. Shared files
+ * likewise, and the {@code shared} folder is fsynced after each rename (a checkpoint's own files are made durable by
+ * the fsync of its folder when its metadata is written). Writing the metadata: to {@code _metadata.inprogress},
+ * fsync, rename to {@code _metadata}, fsync the folder. A crash leaves either no {@code _metadata} or a complete one.
+ * Retention deletes the oldest {@code chk-*} folders beyond the retained count, only after the new one is committed.
+ *
+ * <p>Shared files are reference-counted by scanning: after pruning, the metadata of every {@code chk-*} folder left
+ * (they are few) says which shared files are still referenced; every other file in {@code shared/} is deleted unless
+ * it was created for a checkpoint still pending in this storage object (pending registrations live in memory only, so
+ * after a crash the files of unfinished checkpoints are orphans and go too). A folder without {@code _metadata} never
+ * committed and references nothing; a {@code _metadata} that cannot be read stops the collection (never delete on
+ * doubt). The {@code shared} folder is created when the first shared file is.
+ *
+ * <p>Thread-safe: {@link #store}, {@link #discardPending}, {@link #discardAll} and the registration of shared files are
+ * serialized on this object; state files are written and read concurrently.
  */
 public final class DirectoryCheckpointStorage implements CheckpointStorage
 {
     /** Name of the metadata file inside a checkpoint folder. */
     public static final String METADATA = "_metadata";
+    /** Name of the folder, beside the checkpoint folders, that holds the shared state files. */
+    public static final String SHARED = "shared";
     private static final String PREFIX = "chk-";
+    private static final String IN_PROGRESS = ".inprogress";
+    private static final System.Logger LOG = System.getLogger(DirectoryCheckpointStorage.class.getName());
 
     private final Path directory;
+    private final Path sharedDirectory;
+    /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
+    private final Map<String, Long> pendingShared = new HashMap<>();
 
     /**
      * @param directory where checkpoints go; created if missing.
@@ -44,6 +71,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     public DirectoryCheckpointStorage(final Path directory) throws IOException
     {
         this.directory = directory.toAbsolutePath();
+        this.sharedDirectory = this.directory.resolve(SHARED);
         try
         {
             Files.createDirectories(this.directory);
@@ -62,6 +90,12 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     public Path directory()
     {
         return directory;
+    }
+
+    /** @return the folder of the shared state files, {@code <directory>/shared}; it may not exist yet. */
+    public Path sharedDirectory()
+    {
+        return sharedDirectory;
     }
 
     @Override
@@ -118,9 +152,116 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public synchronized StateOutput createSharedStateOutput(final long checkpointId, final String name)
+        throws IOException
+    {
+        StateHandle.requirePlainName(name);
+        if (name.endsWith(IN_PROGRESS))
+        {
+            throw new IllegalArgumentException("shared state file name must not end in " + IN_PROGRESS + ", was '" +
+                name + "'");
+        }
+        final Path target = sharedDirectory.resolve(name);
+        final Path temp = sharedDirectory.resolve(name + IN_PROGRESS);
+        if (Files.exists(directory.resolve(PREFIX + checkpointId).resolve(METADATA)))
+        {
+            throw new IOException("cannot create shared state file " + target + " for checkpoint " + checkpointId +
+                ": that checkpoint is already stored");
+        }
+        final Long owner = pendingShared.get(name);
+        if (owner != null)
+        {
+            throw new FileAlreadyExistsException(target.toString(), null, "shared state file name already in use by " +
+                "pending checkpoint " + owner + " (names must be unique in the shared area)");
+        }
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw new FileAlreadyExistsException(target.toString(), null, "shared state file already exists (names " +
+                "must be unique in the shared area)");
+        }
+        final FileChannel channel;
+        try
+        {
+            ensureSharedDirectory();
+            channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        }
+        catch (final IOException ex)
+        {
+            throw new IOException("cannot create shared state file " + temp + ": " + ex, ex);
+        }
+        pendingShared.put(name, checkpointId);
+        final java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(
+            channel), 64 * 1024);
+        return new StateOutput(name, true)
+        {
+            @Override
+            protected void writeBytes(final byte[] bytes, final int offset, final int count) throws IOException
+            {
+                out.write(bytes, offset, count);
+            }
+
+            @Override
+            protected void finish() throws IOException
+            {
+                try (channel)
+                {
+                    out.flush();
+                    channel.force(true);
+                }
+                try
+                {
+                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+                }
+                catch (final NoSuchFileException ex)
+                {
+                    throw new IOException("shared state file " + temp + " vanished before it was complete " +
+                        "(checkpoint " + checkpointId + " discarded meanwhile?)", ex);
+                }
+                fsyncDirectory(sharedDirectory);
+            }
+
+            @Override
+            protected void discard()
+            {
+                try
+                {
+                    channel.close();
+                    Files.deleteIfExists(temp);
+                }
+                catch (final IOException ignored)
+                {
+                    // an abandoned temporary file: the next collection of the shared area removes it
+                }
+                release(checkpointId, name);
+            }
+        };
+    }
+
+    /**
+     * Forgets that a shared file name belongs to a pending checkpoint, when its output was abandoned unwritten.
+     *
+     * @param checkpointId the checkpoint it was created for.
+     * @param name         the file's name.
+     */
+    private synchronized void release(final long checkpointId, final String name)
+    {
+        pendingShared.remove(name, checkpointId);
+    }
+
+    private void ensureSharedDirectory() throws IOException
+    {
+        if (!Files.isDirectory(sharedDirectory))
+        {
+            Files.createDirectories(sharedDirectory);
+            fsyncDirectory(directory);
+        }
+    }
+
+    @Override
     public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
     {
-        final Path file = directory.resolve(PREFIX + checkpointId).resolve(handle.name());
+        final Path file = handle.shared() ? sharedDirectory.resolve(handle.name()) :
+            directory.resolve(PREFIX + checkpointId).resolve(handle.name());
         final byte[] bytes;
         try
         {
@@ -141,6 +282,34 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         {
             deleteRecursively(folder);
         }
+        final List<String> owned = new ArrayList<>();
+        pendingShared.entrySet().removeIf(entry ->
+        {
+            if (entry.getValue() == checkpointId)
+            {
+                owned.add(entry.getKey());
+                return true;
+            }
+            return false;
+        });
+        if (owned.isEmpty())
+        {
+            return;
+        }
+        final Set<String> referenced = referencedSharedFiles();
+        if (referenced == null)
+        {
+            // never delete on doubt: they are orphans now, removed by a later collection once the metadata reads
+            return;
+        }
+        for (final String name : owned)
+        {
+            if (!referenced.contains(name))
+            {
+                Files.deleteIfExists(sharedDirectory.resolve(name + IN_PROGRESS));
+                Files.deleteIfExists(sharedDirectory.resolve(name));
+            }
+        }
     }
 
     @Override
@@ -150,8 +319,10 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
-    public synchronized void store(final CheckpointMetadata metadata, final int retained) throws IOException
+    public synchronized void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
+        throws IOException
     {
+        Objects.requireNonNull(pinned, "pinned");
         final Path folder = directory.resolve(PREFIX + metadata.checkpointId());
         Files.createDirectories(folder);
         final Path temp = folder.resolve(METADATA + ".inprogress");
@@ -167,6 +338,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         }
         Files.move(temp, folder.resolve(METADATA), StandardCopyOption.ATOMIC_MOVE);
         fsyncDirectory(folder);
+        pendingShared.values().removeIf(id -> id == metadata.checkpointId());
         final List<Long> committed = new ArrayList<>();
         for (final long id : checkpointIds())
         {
@@ -178,8 +350,75 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         // the new checkpoint counts as one of the retained
         for (int i = 0; i < committed.size() - (Math.max(1, retained) - 1); i++)
         {
-            deleteRecursively(directory.resolve(PREFIX + committed.get(i)));
+            if (!pinned.contains(committed.get(i)))
+            {
+                deleteRecursively(directory.resolve(PREFIX + committed.get(i)));
+            }
         }
+        collectSharedGarbage();
+    }
+
+    /**
+     * Deletes every file in the shared area that no stored checkpoint references and that was not created for a
+     * pending checkpoint (including the temporary files of outputs never finished), or nothing when a stored
+     * checkpoint's metadata cannot be read. Caller holds the lock.
+     */
+    private void collectSharedGarbage() throws IOException
+    {
+        if (!Files.isDirectory(sharedDirectory))
+        {
+            return;
+        }
+        final Set<String> referenced = referencedSharedFiles();
+        if (referenced == null)
+        {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(sharedDirectory))
+        {
+            for (final Path file : files)
+            {
+                final String name = file.getFileName().toString();
+                final String base = name.endsWith(IN_PROGRESS) ?
+                    name.substring(0, name.length() - IN_PROGRESS.length()) : name;
+                if (!referenced.contains(name) && !pendingShared.containsKey(base) &&
+                    !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS))
+                {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    /**
+     * Scans the metadata of every checkpoint folder. Caller holds the lock.
+     *
+     * @return the names of the shared files some stored checkpoint references, or null when some folder's
+     *     {@code _metadata} exists but cannot be read (then nothing may be deleted; logged as a warning).
+     * @throws IOException when the directory cannot be listed.
+     */
+    private Set<String> referencedSharedFiles() throws IOException
+    {
+        final Set<String> referenced = new HashSet<>();
+        for (final long id : checkpointIds())
+        {
+            final Path file = directory.resolve(PREFIX + id).resolve(METADATA);
+            if (Files.notExists(file))
+            {
+                continue; // never committed: nothing can be restored from it, so it keeps no shared file
+            }
+            try
+            {
+                referenced.addAll(load(id).sharedFiles());
+            }
+            catch (final IOException | CorruptCheckpointException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "keeping every shared state file in " + sharedDirectory +
+                    ": cannot learn which ones " + file + " references: " + ex.getMessage());
+                return null;
+            }
+        }
+        return referenced;
     }
 
     /** @return whether the folder holds a committed checkpoint that is not a savepoint; savepoints are never pruned. */
@@ -216,6 +455,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
                 deleteRecursively(directory.resolve(PREFIX + id));
             }
         }
+        collectSharedGarbage();
     }
 
     @Override

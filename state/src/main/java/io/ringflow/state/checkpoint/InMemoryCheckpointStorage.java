@@ -1,23 +1,39 @@
 package io.ringflow.state.checkpoint;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * Keeps checkpoints in memory, encoded exactly as on disk (so the format and its checks are exercised): for tests and
  * for the lowest latency when durability is not needed. State files live in memory too, and are dropped with their
- * checkpoint.
+ * checkpoint. Shared files live in one map, reference-counted like a directory's {@code shared/} folder: after each
+ * store (and discard), a shared file that no stored checkpoint references and that was not created for a pending
+ * checkpoint is dropped; nothing is dropped while a stored checkpoint's metadata cannot be decoded.
+ *
+ * <p>Thread-safe: {@link #store}, {@link #discardPending}, {@link #discardAll} and the registration of shared files are
+ * serialized on this object; state files are written and read concurrently.
  */
 public final class InMemoryCheckpointStorage implements CheckpointStorage
 {
+    private static final System.Logger LOG = System.getLogger(InMemoryCheckpointStorage.class.getName());
+
     private final ConcurrentSkipListMap<Long, byte[]> metadataFiles = new ConcurrentSkipListMap<>();
     /** Per checkpoint, its state files by name, committed or pending. */
     private final Map<Long, Map<String, byte[]>> stateFiles = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> savepoints = new ConcurrentHashMap<>();
+    /** The shared area: complete shared files by name. */
+    private final Map<String, byte[]> sharedFiles = new ConcurrentHashMap<>();
+    /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
+    private final Map<String, Long> pendingShared = new HashMap<>();
 
     @Override
     public StateOutput createStateOutput(final long checkpointId, final String name)
@@ -46,11 +62,84 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public synchronized StateOutput createSharedStateOutput(final long checkpointId, final String name)
+        throws IOException
+    {
+        StateHandle.requirePlainName(name);
+        if (name.endsWith(".inprogress"))
+        {
+            throw new IllegalArgumentException("shared state file name must not end in .inprogress, was '" + name +
+                "'");
+        }
+        final String file = sharedFileName(name);
+        if (metadataFiles.containsKey(checkpointId))
+        {
+            throw new IOException("cannot create shared state file " + file + " for checkpoint " + checkpointId +
+                ": that checkpoint is already stored");
+        }
+        final Long owner = pendingShared.get(name);
+        if (owner != null)
+        {
+            throw new IOException("cannot create shared state file " + file + ": the name is already in use by " +
+                "pending checkpoint " + owner + " (names must be unique in the shared area)");
+        }
+        if (sharedFiles.containsKey(name))
+        {
+            throw new IOException("cannot create shared state file " + file + ": it already exists (names must be " +
+                "unique in the shared area)");
+        }
+        pendingShared.put(name, checkpointId);
+        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        return new StateOutput(name, true)
+        {
+            @Override
+            protected void writeBytes(final byte[] bytes, final int offset, final int count)
+            {
+                buffer.write(bytes, offset, count);
+            }
+
+            @Override
+            protected void finish()
+            {
+                sharedFiles.put(name, buffer.toByteArray());
+            }
+
+            @Override
+            protected void discard()
+            {
+                buffer.reset();
+                release(checkpointId, name);
+            }
+        };
+    }
+
+    /**
+     * Forgets that a shared file name belongs to a pending checkpoint, when its output was abandoned unwritten.
+     *
+     * @param checkpointId the checkpoint it was created for.
+     * @param name         the file's name.
+     */
+    private synchronized void release(final long checkpointId, final String name)
+    {
+        pendingShared.remove(name, checkpointId);
+    }
+
+    @Override
     public byte[] readState(final long checkpointId, final StateHandle handle)
     {
-        final String file = fileName(checkpointId, handle.name());
-        final Map<String, byte[]> files = stateFiles.get(checkpointId);
-        final byte[] bytes = files == null ? null : files.get(handle.name());
+        final String file;
+        final byte[] bytes;
+        if (handle.shared())
+        {
+            file = sharedFileName(handle.name());
+            bytes = sharedFiles.get(handle.name());
+        }
+        else
+        {
+            file = fileName(checkpointId, handle.name());
+            final Map<String, byte[]> files = stateFiles.get(checkpointId);
+            bytes = files == null ? null : files.get(handle.name());
+        }
         if (bytes == null)
         {
             throw new CorruptCheckpointException(file, "missing");
@@ -58,11 +147,22 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         return MetadataFormat.verifyState(bytes, handle, file);
     }
 
+    /**
+     * {@inheritDoc} In memory, storing never fails.
+     */
     @Override
-    public synchronized void store(final CheckpointMetadata metadata, final int retained)
+    public void store(final CheckpointMetadata metadata, final int retained)
     {
+        store(metadata, retained, Set.of());
+    }
+
+    @Override
+    public synchronized void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
+    {
+        Objects.requireNonNull(pinned, "pinned");
         metadataFiles.put(metadata.checkpointId(), MetadataFormat.encode(metadata));
         savepoints.put(metadata.checkpointId(), metadata.savepoint());
+        pendingShared.values().removeIf(id -> id == metadata.checkpointId());
         final List<Long> checkpoints = new ArrayList<>();
         for (final Long id : metadataFiles.keySet())
         {
@@ -73,19 +173,45 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         }
         for (int i = 0; i < checkpoints.size() - Math.max(1, retained); i++)
         {
-            if (checkpoints.get(i) != metadata.checkpointId())
+            if (checkpoints.get(i) != metadata.checkpointId() && !pinned.contains(checkpoints.get(i)))
             {
                 drop(checkpoints.get(i));
             }
         }
+        collectSharedGarbage();
     }
 
     @Override
-    public void discardPending(final long checkpointId)
+    public synchronized void discardPending(final long checkpointId)
     {
         if (!metadataFiles.containsKey(checkpointId))
         {
             stateFiles.remove(checkpointId);
+        }
+        final List<String> owned = new ArrayList<>();
+        pendingShared.entrySet().removeIf(entry ->
+        {
+            if (entry.getValue() == checkpointId)
+            {
+                owned.add(entry.getKey());
+                return true;
+            }
+            return false;
+        });
+        if (owned.isEmpty())
+        {
+            return;
+        }
+        final Set<String> referenced = referencedSharedFiles();
+        if (referenced != null)
+        {
+            for (final String name : owned)
+            {
+                if (!referenced.contains(name))
+                {
+                    sharedFiles.remove(name);
+                }
+            }
         }
     }
 
@@ -99,6 +225,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
                 drop(id);
             }
         }
+        collectSharedGarbage();
     }
 
     @Override
@@ -139,6 +266,41 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         bytes[index] ^= 0x5A;
     }
 
+    /** Drops the shared files nothing keeps, unless a stored metadata cannot be decoded. Caller holds the lock. */
+    private void collectSharedGarbage()
+    {
+        final Set<String> referenced = referencedSharedFiles();
+        if (referenced != null)
+        {
+            sharedFiles.keySet().removeIf(name -> !referenced.contains(name) && !pendingShared.containsKey(name));
+        }
+    }
+
+    /**
+     * Caller holds the lock.
+     *
+     * @return the names of the shared files some stored checkpoint references, or null when a stored metadata cannot
+     *     be decoded (then nothing may be dropped; logged as a warning).
+     */
+    private Set<String> referencedSharedFiles()
+    {
+        final Set<String> referenced = new HashSet<>();
+        for (final Long id : metadataFiles.keySet())
+        {
+            try
+            {
+                referenced.addAll(load(id).sharedFiles());
+            }
+            catch (final CorruptCheckpointException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "keeping every shared state file of " + describe() + ": " +
+                    ex.getMessage());
+                return null;
+            }
+        }
+        return referenced;
+    }
+
     private void drop(final long checkpointId)
     {
         metadataFiles.remove(checkpointId);
@@ -149,5 +311,10 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private static String fileName(final long checkpointId, final String name)
     {
         return "chk-" + checkpointId + "/" + name + " (in memory)";
+    }
+
+    private static String sharedFileName(final String name)
+    {
+        return DirectoryCheckpointStorage.SHARED + "/" + name + " (in memory)";
     }
 }

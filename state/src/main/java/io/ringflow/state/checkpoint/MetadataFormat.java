@@ -24,22 +24,33 @@ import java.util.zip.CRC32C;
  *         per source, sorted by uid: uid (string) | subtasks (int) | position (long) per subtask
  *         operator count (int)
  *         per operator, sorted by uid: uid (string) | parallelism (int) | max parallelism (int)
- *           per subtask: keyed handle | operator handle | channel handle
- *   handle: present (byte 0/1), then if present: name (string) | length (long) | CRC32C (int)
+ *           per subtask: keyed handle | increment count (int) | file per increment | operator handle
+ *                        | channel handle
+ *   handle: present (byte 0/1), then if present: file
+ *   file:   name (string) | length (long) | CRC32C (int) | shared (byte 0/1)
  *   string: length (int) | UTF-8 bytes
  * </pre>
  *
- * All integers big-endian. A reader checks magic, version, lengths and checksum before trusting a single field.
+ * The keyed handle is the base of the subtask's keyed chain and the increments are its delta files, oldest first;
+ * increments are only allowed after a present keyed handle. A shared file lives in the storage's shared area, any
+ * other in the checkpoint's folder.
+ *
+ * <p>Version 2, still read (never written): no increment count and no increments, and a file has no shared byte
+ * (every file is private). All integers big-endian. A reader checks magic, version, lengths and checksum before
+ * trusting a single field, bounds every count, and accepts only 0 or 1 in a flag byte.
  */
 public final class MetadataFormat
 {
     /** The four bytes every metadata file starts with. */
     public static final int MAGIC = 0x5246434B;
-    /** The version this code writes and reads. */
-    public static final int VERSION = 2;
+    /** The version this code writes (and reads). */
+    public static final int VERSION = 3;
+    /** The oldest version this code still reads: before keyed increments and shared files. */
+    public static final int OLDEST_READABLE_VERSION = 2;
     private static final int MAX_UID_BYTES = 64 * 1024;
     private static final int MAX_SUBTASKS = 1 << 15;
     private static final int MAX_OPERATORS = 1 << 20;
+    private static final int MAX_INCREMENTS = 1 << 16;
 
     private MetadataFormat()
     {
@@ -48,6 +59,7 @@ public final class MetadataFormat
     /**
      * @param metadata what to encode.
      * @return the file's bytes.
+     * @throws IllegalArgumentException when a keyed chain has more increments than a reader accepts (65536).
      */
     public static byte[] encode(final CheckpointMetadata metadata)
     {
@@ -79,6 +91,17 @@ public final class MetadataFormat
                 for (final SubtaskState subtask : operator.getValue().subtasks())
                 {
                     writeHandle(out, subtask.keyed());
+                    if (subtask.keyedIncrements().size() > MAX_INCREMENTS)
+                    {
+                        throw new IllegalArgumentException("operator " + operator.getKey() + " has a keyed chain of " +
+                            subtask.keyedIncrements().size() + " increments, more than a reader accepts (" +
+                            MAX_INCREMENTS + "): compact it");
+                    }
+                    out.writeInt(subtask.keyedIncrements().size());
+                    for (final StateHandle increment : subtask.keyedIncrements())
+                    {
+                        writeFile(out, increment);
+                    }
                     writeHandle(out, subtask.operator());
                     writeHandle(out, subtask.channels());
                 }
@@ -102,7 +125,8 @@ public final class MetadataFormat
      * @param bytes a file's bytes.
      * @param name  the file, for error messages.
      * @return the decoded metadata.
-     * @throws CorruptCheckpointException when the bytes are not a complete, intact metadata file of this version.
+     * @throws CorruptCheckpointException when the bytes are not a complete, intact metadata file of a version this code
+     *                                    reads ({@link #OLDEST_READABLE_VERSION} to {@link #VERSION}).
      */
     public static CheckpointMetadata decode(final byte[] bytes, final String name)
     {
@@ -118,9 +142,10 @@ public final class MetadataFormat
                 Integer.toHexString(magic) + ")");
         }
         final int version = file.getInt();
-        if (version != VERSION)
+        if (version < OLDEST_READABLE_VERSION || version > VERSION)
         {
-            throw new CorruptCheckpointException(name, "format version " + version + ", this build reads " + VERSION);
+            throw new CorruptCheckpointException(name, "format version " + version + ", this build reads " +
+                OLDEST_READABLE_VERSION + " to " + VERSION);
         }
         final int bodyLength = file.getInt();
         if (bodyLength < 0 || 12L + bodyLength + 4 != bytes.length)
@@ -141,7 +166,7 @@ public final class MetadataFormat
             final DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes, 12, bodyLength));
             final long id = in.readLong();
             final long trigger = in.readLong();
-            final boolean savepoint = in.readBoolean();
+            final boolean savepoint = readFlag(in, name, "savepoint");
             final int sources = readCount(in, name, "source", MAX_OPERATORS);
             final Map<String, List<Long>> positions = new LinkedHashMap<>();
             for (int s = 0; s < sources; s++)
@@ -165,7 +190,7 @@ public final class MetadataFormat
                 final List<SubtaskState> subtasks = new ArrayList<>(parallelism);
                 for (int i = 0; i < parallelism; i++)
                 {
-                    subtasks.add(new SubtaskState(readHandle(in, name), readHandle(in, name), readHandle(in, name)));
+                    subtasks.add(readSubtask(in, name, version, uid, i));
                 }
                 operators.put(uid, new OperatorState(parallelism, maxParallelism, subtasks));
             }
@@ -197,10 +222,39 @@ public final class MetadataFormat
         out.writeBoolean(handle != null);
         if (handle != null)
         {
-            writeString(out, handle.name());
-            out.writeLong(handle.length());
-            out.writeInt(handle.crc32c());
+            writeFile(out, handle);
         }
+    }
+
+    private static void writeFile(final DataOutputStream out, final StateHandle handle) throws IOException
+    {
+        writeString(out, handle.name());
+        out.writeLong(handle.length());
+        out.writeInt(handle.crc32c());
+        out.writeBoolean(handle.shared());
+    }
+
+    private static SubtaskState readSubtask(final DataInputStream in, final String file, final int version,
+        final String uid, final int subtask) throws IOException
+    {
+        final StateHandle keyed = readHandle(in, file, version);
+        final List<StateHandle> increments = new ArrayList<>();
+        if (version >= 3)
+        {
+            final int count = readCount(in, file, "keyed increment", MAX_INCREMENTS);
+            if (count > 0 && keyed == null)
+            {
+                throw new CorruptCheckpointException(file, "subtask " + subtask + " of operator " + uid + " has " +
+                    count + " keyed increments but no keyed base");
+            }
+            for (int i = 0; i < count; i++)
+            {
+                increments.add(readFile(in, file, version));
+            }
+        }
+        final StateHandle operator = readHandle(in, file, version);
+        final StateHandle channels = readHandle(in, file, version);
+        return new SubtaskState(keyed, increments, operator, channels);
     }
 
     private static String readString(final DataInputStream in, final String file) throws IOException
@@ -224,13 +278,34 @@ public final class MetadataFormat
         return count;
     }
 
-    private static StateHandle readHandle(final DataInputStream in, final String file) throws IOException
+    private static StateHandle readHandle(final DataInputStream in, final String file, final int version)
+        throws IOException
     {
-        if (!in.readBoolean())
+        if (!readFlag(in, file, "handle presence"))
         {
             return null;
         }
-        return new StateHandle(readString(in, file), in.readLong(), in.readInt());
+        return readFile(in, file, version);
+    }
+
+    private static StateHandle readFile(final DataInputStream in, final String file, final int version)
+        throws IOException
+    {
+        final String name = readString(in, file);
+        final long length = in.readLong();
+        final int crc = in.readInt();
+        final boolean shared = version >= 3 && readFlag(in, file, "shared");
+        return new StateHandle(name, length, crc, shared);
+    }
+
+    private static boolean readFlag(final DataInputStream in, final String file, final String what) throws IOException
+    {
+        final byte flag = in.readByte();
+        if (flag != 0 && flag != 1)
+        {
+            throw new CorruptCheckpointException(file, what + " flag " + flag + " is neither 0 nor 1");
+        }
+        return flag == 1;
     }
 
     /**

@@ -14,22 +14,41 @@ import java.util.zip.CRC32C;
 public abstract class StateOutput extends OutputStream
 {
     private final String name;
+    private final boolean shared;
     private final CRC32C crc = new CRC32C();
     private long length;
     private boolean closed;
 
     /**
+     * A file in the checkpoint's own folder.
+     *
      * @param name the file's name inside the checkpoint.
      */
     protected StateOutput(final String name)
     {
-        this.name = name;
+        this(name, false);
     }
 
-    /** @return the file's name inside the checkpoint. */
+    /**
+     * @param name   the file's name inside the checkpoint's folder, or inside the shared area when {@code shared}.
+     * @param shared whether the file is in the storage's shared area; its handle is then a shared one.
+     */
+    protected StateOutput(final String name, final boolean shared)
+    {
+        this.name = name;
+        this.shared = shared;
+    }
+
+    /** @return the file's name inside the checkpoint's folder, or inside the shared area when {@link #shared()}. */
     public final String name()
     {
         return name;
+    }
+
+    /** @return whether the file is in the storage's shared area (its handle will be {@link StateHandle#shared()}). */
+    public final boolean shared()
+    {
+        return shared;
     }
 
     @Override
@@ -53,7 +72,7 @@ public abstract class StateOutput extends OutputStream
     /**
      * Finishes the file: flushes it, makes it durable where the storage is durable, and closes it.
      *
-     * @return the handle of the complete file.
+     * @return the handle of the complete file, shared when this output writes to the shared area.
      * @throws IOException when it cannot be made durable; the checkpoint must then not complete.
      */
     public final StateHandle closeAndGetHandle() throws IOException
@@ -61,7 +80,7 @@ public abstract class StateOutput extends OutputStream
         ensureOpen();
         closed = true;
         finish();
-        return new StateHandle(name, length, (int)crc.getValue());
+        return new StateHandle(name, length, (int)crc.getValue(), shared);
     }
 
     /** Abandons the file (the snapshot was aborted): closes it and deletes what was written. Idempotent. */
