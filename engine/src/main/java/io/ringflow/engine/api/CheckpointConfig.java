@@ -14,6 +14,10 @@ import java.util.Objects;
  * Builder#unaligned(boolean)} lets barriers overtake queued records, which are then stored as channel state (a
  * checkpoint's duration no longer grows with back-pressure); {@link Builder#alignedTimeout(Duration)} starts aligned
  * and switches a checkpoint to unaligned when its alignment takes longer than the timeout.
+ *
+ * <p>Keyed state: full snapshots by default; {@link Builder#incremental(boolean)} writes, for a backend that tracks
+ * changes (Chronicle Map), only what changed since the last completed checkpoint, into files shared between
+ * checkpoints, with a full snapshot at least every {@link Builder#fullSnapshotEvery(int)} checkpoints of a subtask.
  */
 public final class CheckpointConfig
 {
@@ -27,9 +31,13 @@ public final class CheckpointConfig
     private final boolean retainOnCancel;
     private final boolean unaligned;
     private final Duration alignedTimeout;
+    private final boolean incremental;
+    private final int fullSnapshotEvery;
 
     private CheckpointConfig(final Builder b)
     {
+        incremental = b.incremental;
+        fullSnapshotEvery = b.fullSnapshotEvery;
         unaligned = b.unaligned;
         alignedTimeout = b.alignedTimeout;
         retainOnCancel = b.retainOnCancel;
@@ -105,7 +113,8 @@ public final class CheckpointConfig
         return "CheckpointConfig{interval=" + interval + ", timeout=" + timeout + ", minPause=" + minPause +
             ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
             retained + ", retainOnCancel=" + retainOnCancel + ", unaligned=" + unaligned + ", alignedTimeout=" +
-            alignedTimeout + ", storage=" + storage.getClass().getSimpleName() + '}';
+            alignedTimeout + ", incremental=" + incremental + ", fullSnapshotEvery=" + fullSnapshotEvery +
+            ", storage=" + storage.getClass().getSimpleName() + '}';
     }
 
     /** @return whether barriers overtake queued records (unaligned checkpoints). */
@@ -118,6 +127,21 @@ public final class CheckpointConfig
     public Duration alignedTimeout()
     {
         return alignedTimeout;
+    }
+
+    /** @return whether keyed state is snapshotted incrementally where the backend can. */
+    public boolean incremental()
+    {
+        return incremental;
+    }
+
+    /**
+     * @return the longest chain of keyed state files a subtask's state may need on restore: a full snapshot and at
+     *     most this many minus one deltas.
+     */
+    public int fullSnapshotEvery()
+    {
+        return fullSnapshotEvery;
     }
 
     /** Collects options; {@link #build()} validates them. */
@@ -133,6 +157,8 @@ public final class CheckpointConfig
         private boolean retainOnCancel = true;
         private boolean unaligned;
         private Duration alignedTimeout;
+        private boolean incremental;
+        private int fullSnapshotEvery = 10;
 
         private Builder(final Duration interval)
         {
@@ -220,6 +246,32 @@ public final class CheckpointConfig
         }
 
         /**
+         * @param value true for incremental keyed state snapshots (default false): a subtask whose backend tracks
+         *              changes (Chronicle Map; the heap backend always writes full snapshots) writes only the keys
+         *              changed since the last completed checkpoint, as a delta on top of that checkpoint's files.
+         *              Keyed state files then live in {@code shared/} beside the checkpoint folders, and are deleted
+         *              once no retained checkpoint refers to them. Savepoints are always full and self-contained.
+         * @return this
+         */
+        public Builder incremental(final boolean value)
+        {
+            incremental = value;
+            return this;
+        }
+
+        /**
+         * @param value with incremental snapshots, a subtask takes a full snapshot instead of a delta when its chain
+         *              (full snapshot and deltas) already holds this many files (default 10; 1 means always full),
+         *              so a restore never reads more than this many files per subtask.
+         * @return this
+         */
+        public Builder fullSnapshotEvery(final int value)
+        {
+            fullSnapshotEvery = value;
+            return this;
+        }
+
+        /**
          * @return the validated configuration.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -249,6 +301,10 @@ public final class CheckpointConfig
             {
                 throw new IllegalArgumentException("alignedTimeout must be positive, was " + alignedTimeout +
                     "; use unaligned(true) to never align");
+            }
+            if (fullSnapshotEvery < 1)
+            {
+                throw new IllegalArgumentException("fullSnapshotEvery must be at least 1, was " + fullSnapshotEvery);
             }
             if (alignedTimeout != null && unaligned)
             {

@@ -70,14 +70,16 @@ final class CheckpointCommitter
     }
 
     /**
-     * Stores the metadata, its state files being durable already; retention then prunes older checkpoints.
+     * Stores the metadata, its state files being durable already; retention then prunes older checkpoints, except
+     * the pinned ones, and shared files no stored checkpoint refers to are deleted.
      *
      * @param metadata the checkpoint.
+     * @param pinned   checkpoints whose keyed state files a pending checkpoint builds on.
      * @throws IOException when it cannot be stored: the checkpoint fails.
      */
-    void store(final CheckpointMetadata metadata) throws IOException
+    void store(final CheckpointMetadata metadata, final java.util.Set<Long> pinned) throws IOException
     {
-        storage.store(metadata, retained);
+        storage.store(metadata, retained, pinned);
     }
 
     /** Deletes what an aborted checkpoint wrote, on the I/O thread (after any commit handed over before). */

@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
@@ -54,6 +56,11 @@ final class CheckpointCoordinator
     private long[] finishedPositions;
     private long nextCheckpointId;
     private long lastCompletionNanos = Long.MIN_VALUE;
+    /**
+     * The newest checkpoint (not savepoint) committed by this attempt: the base of the next checkpoints' keyed deltas
+     * with incremental snapshots. Under {@link #lock}.
+     */
+    private CheckpointMetadata latestBase;
     private int consecutiveFailures;
     private boolean stopped;
 
@@ -341,9 +348,26 @@ final class CheckpointCoordinator
                 return () -> { };
             }
         }
+        final Set<Long> pinned = new HashSet<>();
+        synchronized (lock)
+        {
+            // the current base, which checkpoints registered during this commit will still build on, and the base
+            // of every pending checkpoint: their keyed chains refer to those checkpoints' shared files
+            if (latestBase != null)
+            {
+                pinned.add(latestBase.checkpointId());
+            }
+            for (final PendingCheckpoint other : pending.values())
+            {
+                if (other.incrementalBase != null)
+                {
+                    pinned.add(other.incrementalBase.checkpointId());
+                }
+            }
+        }
         try
         {
-            committer.store(metadata);
+            committer.store(metadata, pinned);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -377,6 +401,10 @@ final class CheckpointCoordinator
                 committer.discardLater(older.id);
             }
             completed.addLast(done);
+            if (!p.savepoint)
+            {
+                latestBase = metadata;
+            }
             while (completed.size() > retained)
             {
                 completed.removeFirst();
@@ -498,7 +526,32 @@ final class CheckpointCoordinator
     private PendingCheckpoint register(final boolean savepoint)
     {
         final PendingCheckpoint p = new PendingCheckpoint(nextCheckpointId++, tasks.size(), savepoint);
+        if (!savepoint && config != null && config.incremental())
+        {
+            p.incrementalBase = latestBase;
+        }
         pending.put(p.id, p);
         return p;
+    }
+
+    /**
+     * How tasks snapshot their keyed state for a checkpoint. Task threads, at the barrier; the plan was fixed when
+     * the checkpoint was registered, before its barrier was requested.
+     *
+     * @param checkpointId the checkpoint.
+     * @return null for full, self-contained snapshots in the checkpoint's own folder (savepoints, and every
+     *     checkpoint without incremental snapshots, or one no longer pending); else the plan for shared chains.
+     */
+    KeyedSnapshotPlan keyedSnapshotPlan(final long checkpointId)
+    {
+        synchronized (lock)
+        {
+            final PendingCheckpoint p = pending.get(checkpointId);
+            if (p == null || p.savepoint || config == null || !config.incremental())
+            {
+                return null;
+            }
+            return new KeyedSnapshotPlan(p.incrementalBase, config.fullSnapshotEvery());
+        }
     }
 }

@@ -362,6 +362,7 @@ public final class Deployer
             KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
         if (config.stateBackend() == io.ringflow.engine.api.StateBackendKind.HEAP)
         {
+            // takes full snapshots only: with incremental snapshots each is a new chain
             return new HeapKeyedStateStore(codecs, config.maxParallelism(), range);
         }
         final io.ringflow.state.chronicle.ChronicleKeyedStateStore store;
@@ -376,6 +377,10 @@ public final class Deployer
                 subtask + ": " + ex.getMessage(), ex);
         }
         execution.closeAtEnd(store);
+        if (config.checkpointing() != null && config.checkpointing().incremental())
+        {
+            store.trackChanges();
+        }
         return store;
     }
 

@@ -461,6 +461,15 @@ public final class JobExecution implements JobHandle
         return channels.size();
     }
 
+    /**
+     * @param checkpointId a checkpoint whose barrier a task is handling.
+     * @return how its keyed state is snapshotted: null for full snapshots in the checkpoint's folder.
+     */
+    KeyedSnapshotPlan keyedSnapshotPlan(final long checkpointId)
+    {
+        return coordinator.keyedSnapshotPlan(checkpointId);
+    }
+
     /** @return the newest requested barrier, packed: {@code id << 1}, low bit set for a savepoint. */
     long requestedBarrier()
     {

@@ -33,6 +33,12 @@ final class PendingCheckpoint
     private final long[] acknowledgedAfterNanos;
     /** Every task acknowledged; its metadata is being committed. */
     boolean committing;
+    /**
+     * With incremental keyed snapshots, the completed checkpoint whose keyed state files this one's deltas build on
+     * (the newest committed when it was triggered), pinned against retention until this one ends; else null. Set at
+     * registration, before the barrier is requested.
+     */
+    CheckpointMetadata incrementalBase;
 
     PendingCheckpoint(final long id, final int taskCount, final boolean savepoint)
     {

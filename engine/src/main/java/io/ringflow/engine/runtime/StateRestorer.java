@@ -11,6 +11,7 @@ import io.ringflow.state.checkpoint.SubtaskState;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.snapshot.KeyedSnapshotChain;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 
 import java.io.IOException;
@@ -163,11 +164,18 @@ final class StateRestorer
         final List<KeyedSnapshotReader> readers = new ArrayList<>();
         for (int old = 0; old < state.parallelism(); old++)
         {
-            final StateHandle handle = state.subtasks().get(old).keyed();
+            final List<StateHandle> chain = state.subtasks().get(old).keyedChain();
             final KeyGroupRange theirs = KeyGroups.rangeOf(old, state.maxParallelism(), state.parallelism());
-            if (handle != null && theirs.start() <= mine.end() && mine.start() <= theirs.end())
+            if (!chain.isEmpty() && theirs.start() <= mine.end() && mine.start() <= theirs.end())
             {
-                readers.add(KeyedSnapshotReader.open(read(handle), handle.name()));
+                // a full snapshot, or the full snapshot and deltas of an incremental chain, merged into one: only
+                // the key groups this subtask owns
+                final List<KeyedSnapshotReader> files = new ArrayList<>(chain.size());
+                for (final StateHandle handle : chain)
+                {
+                    files.add(KeyedSnapshotReader.open(read(handle), handle.name()));
+                }
+                readers.add(KeyedSnapshotChain.merge(files, mine));
             }
         }
         keyedStore.restore(readers);

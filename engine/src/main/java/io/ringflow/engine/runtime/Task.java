@@ -279,6 +279,8 @@ abstract class Task implements Runnable, BackPressure
     {
         final OperatorRuntime[] runtimes = new OperatorRuntime[chain.length];
         final TaskSnapshot taken = new TaskSnapshot(checkpointId, chain.length, runtimes);
+        KeyedSnapshotPlan plan = null;
+        boolean planned = false;
         for (int i = 0; i < chain.length; i++)
         {
             final StreamOperator operator = chain[i];
@@ -290,7 +292,12 @@ abstract class Task implements Runnable, BackPressure
                 final long entries = keyed == null ? 0 : keyed.entryCount();
                 if (entries > 0)
                 {
-                    taken.keyed(i, keyed.snapshot(checkpointId), entries);
+                    if (!planned)
+                    {
+                        plan = execution.keyedSnapshotPlan(checkpointId);
+                        planned = true;
+                    }
+                    snapshotKeyed(taken, checkpointId, i, runtimes[i], keyed, entries, plan);
                 }
                 final OperatorStateStore operatorState = runtimes[i].operatorStateStore();
                 if (operatorState != null && !operatorState.isEmpty())
@@ -309,6 +316,36 @@ abstract class Task implements Runnable, BackPressure
             snapshot.release();
         }
         snapshot = taken;
+    }
+
+    /**
+     * Captures one operator's keyed state: full and in the checkpoint's folder without a plan (savepoints, or no
+     * incremental snapshots); with one, a delta on top of the subtask's chain in the plan's base when the store can
+     * take it, else a full snapshot that starts a new chain, both for the shared area.
+     */
+    private static void snapshotKeyed(final TaskSnapshot taken, final long checkpointId, final int index,
+        final OperatorRuntime runtime, final io.ringflow.state.keyed.KeyedStateStore keyed, final long entries,
+        final KeyedSnapshotPlan plan)
+    {
+        if (plan == null)
+        {
+            taken.keyed(index, keyed.snapshot(checkpointId), entries, null);
+            return;
+        }
+        final java.util.List<io.ringflow.state.checkpoint.StateHandle> chain =
+            plan.chainToExtend(runtime.uid(), runtime.subtaskIndex(), runtime.parallelism());
+        final long baseId = plan.base() == null ? -1 : plan.base().checkpointId();
+        if (!chain.isEmpty() && keyed.canSnapshotIncrementally(baseId))
+        {
+            taken.keyed(index, keyed.incrementalSnapshot(checkpointId, baseId), entries, chain);
+            return;
+        }
+        if (baseId >= 0)
+        {
+            // bases only move forward: changes up to this one are never needed again
+            keyed.forgetChangesUpTo(baseId);
+        }
+        taken.keyed(index, keyed.snapshot(checkpointId), entries, java.util.List.of());
     }
 
     /**

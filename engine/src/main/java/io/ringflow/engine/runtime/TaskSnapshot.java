@@ -22,6 +22,11 @@ final class TaskSnapshot
     final long checkpointId;
     private final OperatorRuntime[] operators;
     private final KeyedStateSnapshot[] keyed;
+    /**
+     * Per operator with keyed state: null to write it in the checkpoint's folder (a full, self-contained snapshot);
+     * else it goes to the shared area, and this is the chain it extends (empty for a full snapshot that starts one).
+     */
+    private final List<StateHandle>[] keyedChains;
     private final byte[][] operatorState;
     private byte[] channelState;
     private long inFlightRecords;
@@ -32,6 +37,9 @@ final class TaskSnapshot
         this.checkpointId = checkpointId;
         this.operators = operators;
         this.keyed = new KeyedStateSnapshot[chainLength];
+        @SuppressWarnings("unchecked")
+        final List<StateHandle>[] chains = new List[chainLength];
+        this.keyedChains = chains;
         this.operatorState = new byte[chainLength][];
     }
 
@@ -39,10 +47,14 @@ final class TaskSnapshot
      * @param operator index in the chain.
      * @param snapshot the asynchronous part of its keyed snapshot.
      * @param entries  how many entries it holds.
+     * @param chain    null to write it in the checkpoint's folder; else it is written to the shared area, and this
+     *                 is the chain it extends (a delta) or empty (a full snapshot starting a chain).
      */
-    void keyed(final int operator, final KeyedStateSnapshot snapshot, final long entries)
+    void keyed(final int operator, final KeyedStateSnapshot snapshot, final long entries,
+        final List<StateHandle> chain)
     {
         keyed[operator] = snapshot;
+        keyedChains[operator] = chain;
         keyedEntries += entries;
     }
 
@@ -118,22 +130,35 @@ final class TaskSnapshot
         {
             final OperatorRuntime operator = operators[i];
             StateHandle keyedHandle = null;
+            List<StateHandle> increments = List.of();
             if (keyed[i] != null)
             {
-                try (StateOutput out = storage.createStateOutput(checkpointId, fileName(operator, "keyed")))
+                final List<StateHandle> chain = keyedChains[i];
+                try (StateOutput out = chain == null ?
+                    storage.createStateOutput(checkpointId, fileName(operator, "keyed")) :
+                    storage.createSharedStateOutput(checkpointId, sharedFileName(operator, keyed[i])))
                 {
                     keyed[i].writeTo(out);
                     keyedHandle = out.closeAndGetHandle();
+                }
+                if (chain != null && !chain.isEmpty())
+                {
+                    // a delta: the chain's full snapshot stays the base, the delta joins its increments
+                    final List<StateHandle> extended = new ArrayList<>(chain.subList(1, chain.size()));
+                    extended.add(keyedHandle);
+                    increments = extended;
+                    keyedHandle = chain.get(0);
                 }
             }
             final StateHandle operatorHandle = operatorState[i] == null ? null :
                 writeBytes(storage, fileName(operator, "operator"), operatorState[i]);
             final StateHandle channelHandle = i == 0 && channelState != null ?
                 writeBytes(storage, fileName(operator, "channels"), channelState) : null;
-            final SubtaskState state = new SubtaskState(keyedHandle, operatorHandle, channelHandle);
+            final SubtaskState state = new SubtaskState(keyedHandle, increments, operatorHandle, channelHandle);
             if (!state.isEmpty())
             {
-                bytes[0] += (keyedHandle == null ? 0 : keyedHandle.length()) +
+                bytes[0] += (keyedHandle == null ? 0 : increments.isEmpty() ? keyedHandle.length() :
+                    increments.get(increments.size() - 1).length()) +
                     (operatorHandle == null ? 0 : operatorHandle.length()) +
                     (channelHandle == null ? 0 : channelHandle.length());
                 states.add(new TaskAcknowledgement.OperatorStateAck(operator.uid(), operator.subtaskIndex(),
@@ -164,6 +189,17 @@ final class TaskSnapshot
             out.write(data);
             return out.closeAndGetHandle();
         }
+    }
+
+    /**
+     * @return a name unique in the shared area: the operator subtask's keyed file name, the checkpoint, whether it is
+     *     a full snapshot or a delta, and a random suffix (another run, or an attempt that crashed, may have used the
+     *     same checkpoint id in the same directory).
+     */
+    private String sharedFileName(final OperatorRuntime operator, final KeyedStateSnapshot snapshot)
+    {
+        return fileName(operator, "keyed") + "-chk" + checkpointId + (snapshot.isIncremental() ? "-delta-" : "-full-") +
+            Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
     }
 
     /** @return a plain file name unique to the operator subtask and part: readable uid, a hash against clashes. */
