@@ -6,6 +6,7 @@ import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -116,8 +117,10 @@ final class CheckpointCommitter
      * Waits for the work handed over, then, for a cancelled job that does not retain its checkpoints, deletes them.
      *
      * @param deleteCheckpoints whether to delete every stored checkpoint but savepoints.
+     * @param abandoned         checkpoints pending when the job stopped: what they wrote is deleted (a storage never
+     *                          deletes a committed checkpoint, so one whose commit finished meanwhile stays).
      */
-    void finish(final boolean deleteCheckpoints)
+    void finish(final boolean deleteCheckpoints, final List<Long> abandoned)
     {
         try
         {
@@ -128,6 +131,18 @@ final class CheckpointCommitter
         {
             Thread.currentThread().interrupt();
             return;
+        }
+        for (final long id : abandoned)
+        {
+            try
+            {
+                storage.discardPending(id);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                LOG.log(Level.WARNING, "could not delete the files of checkpoint " + id + ", pending when job '" +
+                    jobName + "' stopped", ex);
+            }
         }
         if (!deleteCheckpoints)
         {

@@ -61,6 +61,8 @@ final class CheckpointCoordinator
      * with incremental snapshots. Under {@link #lock}.
      */
     private CheckpointMetadata latestBase;
+    /** Checkpoints pending when the job stopped: their files are deleted once the job has terminated. */
+    private final List<Long> abortedAtStop = new ArrayList<>();
     private int consecutiveFailures;
     private boolean stopped;
 
@@ -106,6 +108,10 @@ final class CheckpointCoordinator
             stopped = true;
             aborted = new ArrayList<>(pending.values());
             pending.clear();
+            for (final PendingCheckpoint p : aborted)
+            {
+                abortedAtStop.add(p.id);
+            }
         }
         if (timer != null)
         {
@@ -127,7 +133,12 @@ final class CheckpointCoordinator
      */
     void jobTerminated(final boolean cancelled)
     {
-        committer.finish(cancelled && config != null && !config.retainOnCancel());
+        final List<Long> abandoned;
+        synchronized (lock)
+        {
+            abandoned = List.copyOf(abortedAtStop);
+        }
+        committer.finish(cancelled && config != null && !config.retainOnCancel(), abandoned);
     }
 
     /**
