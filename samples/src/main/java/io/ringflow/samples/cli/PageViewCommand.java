@@ -130,6 +130,12 @@ public final class PageViewCommand implements Callable<Integer>
             "memory; they are kept when the job is cancelled, to restart from with -s.")
     private java.nio.file.Path checkpointDir;
 
+    @Option(names = "--incremental", defaultValue = "false",
+        description = "Incremental checkpoints: with --state-backend chronicle, write only the counts changed since " +
+            "the last completed checkpoint (deltas in shared/, a full snapshot every 10 checkpoints); the heap " +
+            "backend keeps writing full snapshots.")
+    private boolean incremental;
+
     @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "DIR",
         description = "Start from a checkpoint folder (DIR/chk-<n>): the source resumes at its position and the " +
             "counts continue from its state.")
@@ -223,10 +229,12 @@ public final class PageViewCommand implements Callable<Integer>
             throw invalid("--aligned-timeout must be 0 or a positive number of milliseconds, and only goes with " +
                 "--checkpoint-mode aligned; was " + alignedTimeoutMs + " with " + mode);
         }
-        final boolean checkpointOptions = !"aligned".equals(mode) || alignedTimeoutMs > 0 || checkpointDir != null;
+        final boolean checkpointOptions = !"aligned".equals(mode) || alignedTimeoutMs > 0 || checkpointDir != null ||
+            incremental;
         if (checkpointIntervalMs == 0 && checkpointOptions)
         {
-            throw invalid("--checkpoint-mode, --aligned-timeout and --checkpoint-dir need --checkpoint-interval");
+            throw invalid("--checkpoint-mode, --aligned-timeout, --checkpoint-dir and --incremental need " +
+                "--checkpoint-interval");
         }
         if (allowNonRestoredState && fromCheckpoint == null)
         {
@@ -244,7 +252,7 @@ public final class PageViewCommand implements Callable<Integer>
         if (checkpointIntervalMs > 0)
         {
             final CheckpointConfig.Builder checkpoints = CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
-                .unaligned("unaligned".equals(mode));
+                .unaligned("unaligned".equals(mode)).incremental(incremental);
             if (alignedTimeoutMs > 0)
             {
                 checkpoints.alignedTimeout(Duration.ofMillis(alignedTimeoutMs));

@@ -71,6 +71,33 @@ class RingflowCommandTest
     }
 
     @Test
+    void aRunRestoredFromTheNewestIncrementalCheckpointEndsWithExactTotals(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final int first = run("page-view", "--events", "300000", "--apps", "1000", "--checkpoint-interval", "1",
+            "--incremental", "--checkpoint-dir", dir.toString(), "--state-backend", "chronicle");
+        assertThat(first).as("exit code; stderr: %s", err).isZero();
+        final java.nio.file.Path newest;
+        try (java.util.stream.Stream<java.nio.file.Path> folders = java.nio.file.Files.list(dir))
+        {
+            newest = folders.filter(folder -> java.nio.file.Files.exists(folder.resolve("_metadata")))
+                .max(java.util.Comparator.comparingLong(folder ->
+                    Long.parseLong(folder.getFileName().toString().substring("chk-".length()))))
+                .orElseThrow();
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> shared = java.nio.file.Files.list(dir.resolve("shared")))
+        {
+            assertThat(shared.map(path -> path.getFileName().toString()))
+                .as("keyed state chains live in shared/").anyMatch(name -> name.contains(".keyed-chk"));
+        }
+        out.getBuffer().setLength(0);
+
+        final int restored = run("page-view", "--events", "300000", "--apps", "1000", "-s", newest.toString());
+        assertThat(restored).as("exit code; stderr: %s", err).isZero();
+        assertThat(out.toString()).contains("verified: totals equal generated events per app");
+    }
+
+    @Test
     void inconsistentFaultToleranceOptionsAreUsageErrors()
     {
         assertThat(run("page-view", "--checkpoint-mode", "unaligned")).isEqualTo(2);
@@ -79,6 +106,8 @@ class RingflowCommandTest
         assertThat(err.toString()).contains("--checkpoint-mode must be aligned, unaligned or at-least-once");
         assertThat(run("page-view", "--allow-non-restored-state")).isEqualTo(2);
         assertThat(err.toString()).contains("only goes with -s/--from-checkpoint");
+        assertThat(run("page-view", "--incremental")).isEqualTo(2);
+        assertThat(err.toString()).contains("--incremental need --checkpoint-interval");
         assertThat(run("page-view", "--state-backend", "rocksdb")).isEqualTo(2);
         assertThat(err.toString()).contains("--state-backend must be heap or chronicle");
     }
