@@ -114,6 +114,10 @@ public class PageViewThroughputBenchmark
     @Param({"false"})
     public boolean unaligned;
 
+    /** Whether keyed state is checkpointed incrementally (deltas; the Chronicle backend). */
+    @Param({"false"})
+    public boolean incremental;
+
     /** Where the per-app counts live. */
     @Param({"HEAP"})
     public StateBackendKind stateBackend;
@@ -142,7 +146,7 @@ public class PageViewThroughputBenchmark
         if (checkpointIntervalMs > 0)
         {
             builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
-                .unaligned(unaligned).retained(3).build());
+                .unaligned(unaligned).incremental(incremental).retained(3).build());
         }
         config = builder.build();
         generator = PageViews.generator(keys);

@@ -138,7 +138,7 @@ class BenchmarksSmokeTest
             smokeOptions(PageViewThroughputBenchmark.class, "pageViewJob", "page-view-checkpoints")
                 .param("keys", "1000").param("chaining", "true").param("idleStrategy", "BACKOFF")
                 .param("checkpointIntervalMs", "1").param("unaligned", "true")
-                .param("stateBackend", "HEAP", "CHRONICLE")
+                .param("stateBackend", "HEAP", "CHRONICLE").param("incremental", "true")
                 .param("records", String.valueOf(records)).operationsPerInvocation(records);
         final Collection<RunResult> results = new Runner(options.build()).run();
 
@@ -169,6 +169,20 @@ class BenchmarksSmokeTest
             io.ringflow.bench.state.StateFlushHarness.run(new int[] {1_000}, 0.05, out);
         }
         assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("HEAP").contains("CHRONICLE");
+    }
+
+    @Test
+    void incrementalCheckpointHarnessRunsAndChecksItsChains() throws Exception
+    {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8))
+        {
+            IncrementalCheckpointHarness.run(new String[] {"all", "--entries", "2000", "--rounds", "1",
+                "--fractions", "0.01,1", "--keys", "1000", "--rate", "20000", "--seconds", "0.7", "--interval", "10"},
+                out);
+        }
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("delta size")
+            .contains("incremental").contains("full");
     }
 
     @Test
