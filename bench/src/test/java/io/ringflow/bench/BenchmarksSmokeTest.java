@@ -186,6 +186,17 @@ class BenchmarksSmokeTest
     }
 
     @Test
+    void stateHeapHarnessRunsAndChecksEveryKey() throws Exception
+    {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8))
+        {
+            io.ringflow.bench.state.StateHeapHarness.run(new int[] {2_000}, new String[] {"HEAP", "CHRONICLE"}, out);
+        }
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("HEAP").contains("CHRONICLE");
+    }
+
+    @Test
     void checkpointHarnessQuickRunPassesItsChecks() throws Exception
     {
         final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
