@@ -101,7 +101,7 @@ abstract class ChronicleCellState<V> extends ChronicleState
     }
 
     @Override
-    public final void clear()
+    public void clear()
     {
         map.remove(currentKey());
     }

@@ -69,8 +69,9 @@ import java.util.stream.Stream;
  * <h2>Snapshots: copy-on-write, O(1) at the barrier</h2>
  *
  * {@link #snapshot} gives each state a {@link PendingStateSnapshot}: an empty {@code ConcurrentHashMap} of preserved
- * values and a counter {@code readSegments = 0}. That is O(number of states), whatever the number of keys. Until the
- * snapshot is written or released:
+ * values and a counter {@code readSegments = 0}. That is O(number of states), whatever the number of keys (plus a copy
+ * of each value state's hot-key front, at most {@link ChronicleStateConfig#hotKeysPerState()} entries: see below).
+ * Until the snapshot is written or released:
  * <ul>
  *   <li><b>Task thread</b>, on every change of a key {@code k} of segment {@code s} (update, clear): holding
  *   {@code s}'s update lock (a Chronicle query context), read {@code k}'s entry; for each pending snapshot {@code P}
@@ -112,6 +113,46 @@ import java.util.stream.Stream;
  * read per pending snapshot and one hash lookup. A task write to a segment being read waits for that segment's copy
  * (Chronicle sizes segments at a few thousand entries). The flusher holds a copy of the whole snapshot on the heap
  * ({@link KeyGroupBuckets}) before writing it.
+ *
+ * <h2>Hot-key front</h2>
+ *
+ * A Chronicle lookup costs a query context, a segment lock and a hash of the key bytes, some hundreds of nanoseconds,
+ * where a heap map takes tens. So each value state without a time-to-live has a {@link HotKeyFront}, unless
+ * {@link ChronicleStateConfig#hotKeysPerState()} is 0: a write-back buffer on the heap of at most C =
+ * {@code hotKeysPerState} keys, each mapped to its decoded value ({@code Long} keys in an Agrona
+ * {@code Long2ObjectHashMap}, looked up without boxing; other keys in a {@code HashMap}).
+ * <ul>
+ *   <li><b>Reads and writes.</b> A key in the front is read and updated there, with no Chronicle call and no
+ *   allocation. An update of a key not in the front enters it while it has room (C keys), else goes to the map as
+ *   without a front. A read of a key not in the front reads the map and does not enter the front: only writes enter,
+ *   so a front value is always newer than the key's map entry, if it has one (which is then stale and never read).
+ *   A clear removes the key from both. Keys and values are checked against the maximum entry size before they enter,
+ *   so a refused write changes nothing, as without a front.</li>
+ *   <li><b>Turnover.</b> Reads and writes of the state are counted as hits or misses of the front over windows of
+ *   65,536. When a window ends with the front full and fewer hits than misses, the front holds the wrong keys: every
+ *   entry is written back to the map, through the map's normal write path (so copy-on-write and change tracking
+ *   apply), and the front is emptied, so the keys written next, hotter ones more likely, can enter. A write back
+ *   the map refuses (full) keeps the front as it is. {@link #writeBackHotKeys()} writes every front back on demand;
+ *   {@link #close()} discards them with the rest of the state.</li>
+ *   <li><b>Snapshot overlay.</b> At the barrier, {@link #snapshot} and {@link #incrementalSnapshot} copy each
+ *   non-empty front into a {@link FrontOverlay} (O(C), the only synchronous work the front adds). Its values are
+ *   the barrier values of its keys and newer than the map's, so the flusher encodes it into stored keys and values,
+ *   skips every live or preserved map entry whose key is in it, and emits its entries instead. A delta's changed
+ *   keys are the map's change sets since the base together with the overlay's keys; the overlay wins for a key of
+ *   both ({@link PendingStateDelta} argues why no change is missed: a key leaves the front only by a write back or
+ *   a clear, both recorded). A write back after the barrier is preserved copy-on-write like any write, and the
+ *   preserved (stale) map value is then overridden by the overlay, rightly.</li>
+ *   <li><b>Counting.</b> The front knows how many of its keys also have a (stale) map entry, so
+ *   {@link #entryCount()} stays exact. Entering the front needs that answer: it comes free when the update follows
+ *   a read of the same key (read-then-write), else from one map lookup.</li>
+ *   <li><b>Restore.</b> Fronts start empty; restored states not declared have none.</li>
+ * </ul>
+ * Trade-offs: the synchronous part of a snapshot grows by O(C) per value state with hot keys (not with the number of
+ * keys); the heap holds at most C keys and values per value state, and the front's maps are sized once for C; every
+ * delta carries the whole front (up to C entries per value state), changed since its base or not; an update of a hot
+ * key whose value codec has no {@link io.ringflow.state.codec.Codec#maxEncodedLength() bound} still encodes the value
+ * once, to check its size. Values are kept as objects and snapshotted later, as in the heap store: a value handed to
+ * {@code update} must not be mutated afterwards, and a value read from the front is the object stored there.
  *
  * <p><b>Sizing and limits.</b> See {@link ChronicleStateConfig}. A write that would take a map beyond its growth
  * factor, and an entry larger than {@link ChronicleStateConfig#maxEntrySize()}, are refused with an exception naming
@@ -214,7 +255,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     public <T> ValueState<T> getValueState(final ValueStateDescriptor<T> descriptor)
     {
         return declare(descriptor, map -> new ChronicleValueState<>(this, map, descriptor,
-            codecs.codecFor(descriptor.type()), config.maxEntrySize()));
+            codecs.codecFor(descriptor.type()), config.maxEntrySize(), config.hotKeysPerState()));
     }
 
     @Override
@@ -297,7 +338,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /**
      * {@inheritDoc}
      *
-     * <p>O(number of states): registers a copy-on-write part per state; nothing is copied here.
+     * <p>O(number of states): registers a copy-on-write part per state; nothing is copied here but the hot-key
+     * fronts of value states, at most {@link ChronicleStateConfig#hotKeysPerState()} entries each.
      */
     @Override
     public KeyedStateSnapshot snapshot(final long checkpointId)
@@ -325,8 +367,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /**
      * {@inheritDoc}
      *
-     * <p>O(number of states), like {@link #snapshot}: each state's part holds the change sets since the base (sealed,
-     * never modified again) and reads only those keys on the flusher; see {@link PendingStateDelta}.
+     * <p>O(number of states), like {@link #snapshot} (hot-key fronts are copied too): each state's part holds the
+     * change sets since the base (sealed, never modified again) and reads only those keys on the flusher; see
+     * {@link PendingStateDelta}.
      */
     @Override
     public KeyedStateSnapshot incrementalSnapshot(final long checkpointId, final long baseCheckpointId)
@@ -373,9 +416,17 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             final StateTtlConfig ttl = state == null ? null : state.ttl();
             final long ttlMillis = ttl == null ? 0 : ttl.ttlMillis();
             final long barrierTime = ttl == null ? 0 : ttl.clock().getAsLong();
+            // the only work that grows with the state here: a copy of a value state's hot-key front, O(C)
+            final FrontOverlay overlay = state == null ? null :
+                state.frontOverlay(keyCodec, maxParallelism, delta ? baseCheckpointId : Long.MIN_VALUE);
+            if (state != null)
+            {
+                state.sealFront(checkpointId);
+            }
             parts[i++] = delta ?
-                new PendingStateDelta(map, meta, ttlMillis, barrierTime, map.changesSince(baseCheckpointId)) :
-                new PendingStateSnapshot(map, meta, ttlMillis, barrierTime);
+                new PendingStateDelta(map, meta, ttlMillis, barrierTime, overlay,
+                    map.changesSince(baseCheckpointId)) :
+                new PendingStateSnapshot(map, meta, ttlMillis, barrierTime, overlay);
         }
         if (trackingChanges)
         {
@@ -491,7 +542,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * {@inheritDoc}
      *
      * <p>Like the heap store, counts the entries of restored states not declared yet, and a map state's entries by
-     * user key.
+     * user key. A value state's hot-key front adds its keys that have no value in the map, so the count stays exact
+     * without time-to-live. O(number of states).
      */
     @Override
     public long entryCount()
@@ -501,7 +553,40 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             count += map.entryCount();
         }
+        for (final ChronicleState state : declared.values())
+        {
+            count += state.frontOnlyEntries();
+        }
         return count;
+    }
+
+    /**
+     * Writes every entry of every value state's hot-key front back to its Chronicle Map, through the map's write path
+     * (so pending snapshots stay copy-on-write and deltas see the keys as changed), and empties the fronts. Not needed
+     * for correctness: snapshots and reads see the fronts. Task thread.
+     *
+     * @throws IllegalStateException when a map refuses a write (full); that state's front then keeps every entry it
+     *                               held, and the other states are written back nonetheless.
+     */
+    public void writeBackHotKeys()
+    {
+        checkOpen();
+        RuntimeException failure = null;
+        for (final ChronicleState state : declared.values())
+        {
+            try
+            {
+                state.writeBackFront();
+            }
+            catch (final RuntimeException ex)
+            {
+                failure = addTo(failure, ex);
+            }
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
     }
 
     /**
@@ -518,6 +603,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             return;
         }
         closed = true;
+        for (final ChronicleState state : declared.values())
+        {
+            // discarded, not written back: the state goes with the store
+            state.discardFront();
+        }
         RuntimeException failure = null;
         for (final StateMap map : maps.values())
         {
@@ -581,21 +671,39 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             throw new IllegalStateException("state '" + stateName +
                 "' used outside the processing of a keyed record: there is no current key");
         }
+        encode(key, currentKeyBytes, stateName, "the current key");
+        currentKeyEncoded = true;
+    }
+
+    /**
+     * Encodes any key of this store's key type in {@link StoredKeyLayout}, with the checks of the current key: a
+     * hot-key front writing its entries back encodes keys that are no longer current. Task thread.
+     *
+     * @param key       a non-null key.
+     * @param into      the slot to encode into (not the current key's).
+     * @param stateName the state asking, for messages.
+     * @return {@code into}, holding the stored key.
+     * @throws IllegalStateException    when the key's type differs from the store's keys.
+     * @throws IllegalArgumentException when the key encodes to more than the maximum entry size.
+     */
+    EncodedBytes encodeKey(final Object key, final EncodedBytes into, final String stateName)
+    {
+        encode(key, into, stateName, "a key");
+        return into;
+    }
+
+    private void encode(final Object key, final EncodedBytes into, final String stateName, final String what)
+    {
         if (key.getClass() != keyClass)
         {
             adoptKeyClass(key.getClass(), stateName);
         }
-        final int limit = config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET;
-        final int length = currentKeyBytes.encode(keyCodec, key, StoredKeyLayout.KEY_OFFSET, limit);
-        if (length < 0 || length > config.maxEntrySize())
+        if (StoredKeyLayout.encode(keyCodec, key, maxParallelism, into, config.maxEntrySize()) < 0)
         {
-            throw new IllegalArgumentException("state '" + stateName + "': the current key (" +
+            throw new IllegalArgumentException("state '" + stateName + "': " + what + " (" +
                 key.getClass().getName() + ") encodes to more than maxEntrySize " + config.maxEntrySize() +
                 " bytes of the Chronicle state backend");
         }
-        StoredKeyLayout.putKeyGroup(currentKeyBytes.buffer(), KeyGroups.keyGroupOf(key, maxParallelism));
-        currentKeyBytes.length(StoredKeyLayout.KEY_OFFSET + length);
-        currentKeyEncoded = true;
     }
 
     @SuppressWarnings("unchecked")

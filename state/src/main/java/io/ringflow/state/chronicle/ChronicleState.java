@@ -78,6 +78,49 @@ abstract class ChronicleState implements State
     }
 
     /**
+     * @param keyCodec         the store's key codec at the barrier; null while no key was seen.
+     * @param maxParallelism   the job's number of key groups.
+     * @param changedSinceBase for a delta, its base: only front entries changed after the base's barrier are copied;
+     *                         {@link Long#MIN_VALUE} for a full snapshot (every entry).
+     * @return a frozen copy of this state's hot-key front for a snapshot taken now, or null when the state has no
+     *     front or nothing to copy. Task thread, at the barrier.
+     */
+    FrontOverlay frontOverlay(final Codec<Object> keyCodec, final int maxParallelism, final long changedSinceBase)
+    {
+        return null;
+    }
+
+    /**
+     * Marks a snapshot's barrier in this state's hot-key front: entries changed from now on are changed after it.
+     * Task thread, after {@link #frontOverlay}.
+     *
+     * @param checkpointId the snapshot's checkpoint.
+     */
+    void sealFront(final long checkpointId)
+    {
+    }
+
+    /** @return the keys of this state's hot-key front that have no value in its map; 0 without a front. */
+    long frontOnlyEntries()
+    {
+        return 0;
+    }
+
+    /**
+     * Writes this state's hot-key front back to its map and empties it; nothing without a front. Task thread.
+     *
+     * @throws IllegalStateException when the map refuses a write; the front then keeps every entry.
+     */
+    void writeBackFront()
+    {
+    }
+
+    /** Drops this state's hot-key front without writing it back: the store is closing. Task thread. */
+    void discardFront()
+    {
+    }
+
+    /**
      * Decodes a restored stored value, to check that the codecs now registered read it; the result is dropped.
      *
      * @param value a stored value of this state.

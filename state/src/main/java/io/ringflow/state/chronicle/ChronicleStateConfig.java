@@ -30,9 +30,14 @@ public final class ChronicleStateConfig
     public static final double DEFAULT_MAX_GROWTH_FACTOR = 4.0;
     /** Largest {@link #maxGrowthFactor()} Chronicle Map accepts. */
     public static final double MAX_GROWTH_FACTOR_LIMIT = 1_000.0;
+    /** Default {@link #hotKeysPerState()}. */
+    public static final int DEFAULT_HOT_KEYS_PER_STATE = 1024;
+    /** Largest {@link #hotKeysPerState()}. */
+    public static final int MAX_HOT_KEYS_PER_STATE = 1 << 20;
 
     private static final ChronicleStateConfig DEFAULTS = new ChronicleStateConfig(DEFAULT_EXPECTED_ENTRIES,
-        DEFAULT_AVERAGE_KEY_SIZE, DEFAULT_AVERAGE_VALUE_SIZE, DEFAULT_MAX_ENTRY_SIZE, DEFAULT_MAX_GROWTH_FACTOR, null);
+        DEFAULT_AVERAGE_KEY_SIZE, DEFAULT_AVERAGE_VALUE_SIZE, DEFAULT_MAX_ENTRY_SIZE, DEFAULT_MAX_GROWTH_FACTOR, null,
+        DEFAULT_HOT_KEYS_PER_STATE);
 
     private final long expectedEntriesPerState;
     private final int averageKeySize;
@@ -40,11 +45,17 @@ public final class ChronicleStateConfig
     private final int maxEntrySize;
     private final double maxGrowthFactor;
     private final Path directory;
+    private final int hotKeysPerState;
 
     private ChronicleStateConfig(
         final long expectedEntriesPerState, final int averageKeySize, final int averageValueSize,
-        final int maxEntrySize, final double maxGrowthFactor, final Path directory)
+        final int maxEntrySize, final double maxGrowthFactor, final Path directory, final int hotKeysPerState)
     {
+        if (hotKeysPerState < 0 || hotKeysPerState > MAX_HOT_KEYS_PER_STATE)
+        {
+            throw new IllegalArgumentException("hotKeysPerState must be in [0, " + MAX_HOT_KEYS_PER_STATE +
+                "], not " + hotKeysPerState);
+        }
         if (expectedEntriesPerState < 1 || expectedEntriesPerState > 1L << 40)
         {
             throw new IllegalArgumentException("expectedEntriesPerState must be in [1, 2^40], not " +
@@ -78,11 +89,12 @@ public final class ChronicleStateConfig
         this.maxEntrySize = maxEntrySize;
         this.maxGrowthFactor = maxGrowthFactor;
         this.directory = directory;
+        this.hotKeysPerState = hotKeysPerState;
     }
 
     /**
      * @return 1,000,000 entries per state, 8-byte keys, 16-byte values, entries up to 16 KiB, growth to 4 times,
-     * in memory.
+     * in memory, 1,024 hot keys per value state on the heap.
      */
     public static ChronicleStateConfig defaults()
     {
@@ -142,7 +154,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withExpectedEntriesPerState(final long entries)
     {
         return new ChronicleStateConfig(entries, averageKeySize, averageValueSize, maxEntrySize, maxGrowthFactor,
-            directory);
+            directory, hotKeysPerState);
     }
 
     /**
@@ -152,7 +164,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withAverageKeySize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, bytes, averageValueSize, maxEntrySize,
-            maxGrowthFactor, directory);
+            maxGrowthFactor, directory, hotKeysPerState);
     }
 
     /**
@@ -162,7 +174,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withAverageValueSize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, bytes, maxEntrySize,
-            maxGrowthFactor, directory);
+            maxGrowthFactor, directory, hotKeysPerState);
     }
 
     /**
@@ -172,7 +184,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withMaxEntrySize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, bytes,
-            maxGrowthFactor, directory);
+            maxGrowthFactor, directory, hotKeysPerState);
     }
 
     /**
@@ -182,7 +194,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withMaxGrowthFactor(final double factor)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            factor, directory);
+            factor, directory, hotKeysPerState);
     }
 
     /**
@@ -192,7 +204,29 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withDirectory(final Path path)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            maxGrowthFactor, path);
+            maxGrowthFactor, path, hotKeysPerState);
+    }
+
+    /**
+     * @return how many keys of each value state (without time-to-live) the hot-key front keeps on the heap, decoded,
+     * in front of Chronicle Map: reads and writes of those keys never reach the map until they are written back (all
+     * at once, when the front turns over because its keys are not hot, or on
+     * {@link ChronicleKeyedStateStore#writeBackHotKeys()}). 0 disables the front. The synchronous part of a snapshot
+     * copies the front, so its cost grows with this bound, not with the state's size.
+     */
+    public int hotKeysPerState()
+    {
+        return hotKeysPerState;
+    }
+
+    /**
+     * @param keys how many keys of each value state the hot-key front keeps on the heap, in [0, 2^20]; 0 disables it.
+     * @return a copy with that option.
+     */
+    public ChronicleStateConfig withHotKeysPerState(final int keys)
+    {
+        return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
+            maxGrowthFactor, directory, keys);
     }
 
     @Override
@@ -203,6 +237,7 @@ public final class ChronicleStateConfig
             ", averageValueSize=" + averageValueSize +
             ", maxEntrySize=" + maxEntrySize +
             ", maxGrowthFactor=" + maxGrowthFactor +
-            ", directory=" + directory + '}';
+            ", directory=" + directory +
+            ", hotKeysPerState=" + hotKeysPerState + '}';
     }
 }

@@ -8,6 +8,23 @@ import io.ringflow.state.keyed.ValueStateDescriptor;
  * A {@link ValueState} kept in a {@link StateMap}: one stored value per key, the value as its codec encodes it
  * (after the time-to-live timestamp, when there is one).
  *
+ * <p>Without a time-to-live, and unless {@link ChronicleStateConfig#hotKeysPerState()} is 0, a {@link HotKeyFront}
+ * sits in front of the map, holding up to that many keys with their decoded values:
+ * <ul>
+ *   <li>{@link #value()}: a key in the front is answered from it; any other key is read from the map, as without a
+ *   front, and does not enter the front.</li>
+ *   <li>{@link #update}: a key in the front gets its new value there; a key that is not gets it there too while the
+ *   front has room, else in the map. The value is checked against the maximum entry size before it enters (for a
+ *   codec with a bound, {@link Codec#maxEncodedLength()}, without encoding it), so a refused value changes
+ *   nothing, as without a front.</li>
+ *   <li>{@link #clear()} (and {@code update(null)}): removed from the front and from the map. When the key was in the
+ *   front but not in the map, the map sees no change, so it is recorded as changed explicitly: a delta must carry
+ *   its removal (it may have been in the front at the base's barrier).</li>
+ * </ul>
+ * Entering the front needs to know whether the key has a map entry (to keep {@link #frontOnlyEntries()} exact): known
+ * without a lookup when {@link #value()} just read that key from the map, which is the usual read-then-write of an
+ * update.
+ *
  * <p>Thread contract: the task thread only.
  *
  * @param <T> the value type.
@@ -15,6 +32,18 @@ import io.ringflow.state.keyed.ValueStateDescriptor;
 final class ChronicleValueState<T> extends ChronicleCellState<T> implements ValueState<T>
 {
     private final T defaultValue;
+    /** The hot-key front, or null when disabled or the state has a time-to-live. */
+    private final HotKeyFront front;
+    /** The most bytes the value codec writes, or -1 when that depends on the value. */
+    private final int valueBound;
+    /**
+     * The key whose map entry {@link #value()} last looked up, because the key was not in the front; null when not
+     * known. Its map entry cannot change until this state writes the map for a key that is not in the front or
+     * clears a key, which forget it, or the key enters the front, which uses it up.
+     */
+    private Object probedKey;
+    /** Whether {@link #probedKey} had a map entry. */
+    private boolean probedPresent;
 
     /**
      * @param store        the store, which holds the current key.
@@ -22,19 +51,41 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      * @param descriptor   the declaration.
      * @param codec        the value codec.
      * @param maxEntrySize the largest encoded key plus value accepted.
+     * @param hotKeys      the capacity of the hot-key front; 0 for none. Ignored with a time-to-live.
      */
+    @SuppressWarnings("unchecked")
     ChronicleValueState(
         final ChronicleKeyedStateStore store, final StateMap map, final ValueStateDescriptor<T> descriptor,
-        final Codec<T> codec, final int maxEntrySize)
+        final Codec<T> codec, final int maxEntrySize, final int hotKeys)
     {
         super(store, map, descriptor, codec, codec, maxEntrySize);
         this.defaultValue = descriptor.defaultValue();
+        this.valueBound = codec.maxEncodedLength();
+        this.front = hotKeys > 0 && ttl == null ?
+            new HotKeyFront(store, map, (Codec<Object>)codec, descriptor.name(), hotKeys, maxEntrySize) : null;
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public T value()
     {
+        final HotKeyFront front = this.front;
+        if (front == null)
+        {
+            final T value = readCell(true);
+            return value != null ? value : defaultValue;
+        }
+        final Object key = store.currentKey();
+        final Object held = front.get(key);
+        if (held != null)
+        {
+            front.access(true);
+            return (T)held;
+        }
         final T value = readCell(true);
+        probedKey = key;
+        probedPresent = value != null;
+        front.access(false);
         return value != null ? value : defaultValue;
     }
 
@@ -46,6 +97,150 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             clear();
             return;
         }
-        writeCell(value);
+        final HotKeyFront front = this.front;
+        if (front == null)
+        {
+            writeCell(value);
+            return;
+        }
+        final Object key = store.currentKey();
+        if (fitsWithEveryFrontKey(value) && front.replace(key, value))
+        {
+            front.access(true);
+            return;
+        }
+        updateOutsideFront(front, key, value);
+    }
+
+    /**
+     * The rest of an update: the key is not in the front, or the value is too long to be cleared by the front's
+     * longest key. Checks the key (through its encoding) and the value exactly before anything changes.
+     */
+    private void updateOutsideFront(final HotKeyFront front, final Object key, final T value)
+    {
+        final EncodedBytes storedKey = currentKey();
+        final boolean held = front.get(key) != null;
+        if (!held && !front.hasRoom())
+        {
+            probedKey = null;
+            writeCell(value);
+            front.access(false);
+            return;
+        }
+        final int keyLength = storedKey.length() - StoredKeyLayout.KEY_OFFSET;
+        checkFits(value, keyLength);
+        if (held)
+        {
+            front.replace(key, value);
+        }
+        else
+        {
+            final boolean inChronicle = key.equals(probedKey) ? probedPresent : map.contains(storedKey);
+            probedKey = null;
+            front.insert(key, value, keyLength, inChronicle);
+        }
+        front.access(held);
+    }
+
+    /**
+     * @return whether {@code value} fits the maximum entry size with any key that entered the front, so with the
+     *     current key if it is there. Without a time-to-live there is no prefix.
+     */
+    private boolean fitsWithEveryFrontKey(final T value)
+    {
+        final int room = maxEntrySize - front.longestKey();
+        if (valueBound >= 0)
+        {
+            return valueBound <= room;
+        }
+        final int length = write.encode(cellCodec, value, 0, maxEntrySize);
+        return length >= 0 && length <= room;
+    }
+
+    /** @throws IllegalArgumentException when the key and the value exceed the maximum entry size. */
+    private void checkFits(final T value, final int keyLength)
+    {
+        if (valueBound >= 0 && keyLength + valueBound <= maxEntrySize)
+        {
+            return;
+        }
+        final int length = write.encode(cellCodec, value, 0, maxEntrySize);
+        if (length < 0 || keyLength + length > maxEntrySize)
+        {
+            throw tooLarge("the value", length, keyLength);
+        }
+    }
+
+    @Override
+    public void clear()
+    {
+        final HotKeyFront front = this.front;
+        if (front == null)
+        {
+            super.clear();
+            return;
+        }
+        probedKey = null;
+        final EncodedBytes storedKey = currentKey();
+        if (!front.remove(store.currentKey()))
+        {
+            map.remove(storedKey);
+            return;
+        }
+        if (map.remove(storedKey))
+        {
+            front.unshadow();
+        }
+        else
+        {
+            map.recordChange(storedKey);
+        }
+    }
+
+    @Override
+    FrontOverlay frontOverlay(final Codec<Object> keyCodec, final int maxParallelism, final long changedSinceBase)
+    {
+        return front == null ? null : front.freeze(keyCodec, maxParallelism, changedSinceBase);
+    }
+
+    @Override
+    void sealFront(final long checkpointId)
+    {
+        if (front != null)
+        {
+            front.seal(checkpointId);
+        }
+    }
+
+    @Override
+    long frontOnlyEntries()
+    {
+        return front == null ? 0 : front.size() - front.shadowed();
+    }
+
+    @Override
+    void writeBackFront()
+    {
+        if (front != null)
+        {
+            probedKey = null;
+            front.writeBack();
+        }
+    }
+
+    @Override
+    void discardFront()
+    {
+        if (front != null)
+        {
+            probedKey = null;
+            front.discard();
+        }
+    }
+
+    /** @return the hot-key front, or null; for tests. */
+    HotKeyFront front()
+    {
+        return front;
     }
 }

@@ -6,6 +6,7 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,6 +31,22 @@ import java.util.Set;
  * key is emitted as a tombstone followed by every user key it had (that had not expired), so applying the delta never
  * needs to know which user keys the base had.
  *
+ * <p><b>Hot keys.</b> For a value state with a {@link HotKeyFront}, the changed keys are the map's change sets since
+ * the base together with the keys of its {@link FrontOverlay} (the front at this delta's barrier): the overlay's keys
+ * are emitted with their overlay values, the other changed keys as above, and a key of both takes the overlay's value
+ * (newer than the map's; the flusher does not read the map for it). A delta so carries the whole front, at most
+ * {@code hotKeysPerState} entries, changed since the base or not. Why no changed key is missed: a key's value at a
+ * barrier is its front value if it is in the front, else its map value. A key whose value at this barrier differs
+ * from the base's therefore had its map entry changed since the base, recorded by {@link StateMap}, or was written in
+ * the front since the base, or was in the front at the base and left it since. A key written in the front stays
+ * there until it is cleared or written back; it leaves by no other way. So such a key is in the front at this barrier
+ * (the overlay), or left it since the base: by a write back, which goes through {@link StateMap#put} and is recorded,
+ * or by a clear, which removes its map entry (recorded) or, when it has none, is recorded explicitly by the value
+ * state ({@link StateMap#recordChange}). Writes after this barrier, write backs included, are preserved
+ * copy-on-write for the changed keys as above: the map entry of an overlay key is never read, and a key that entered
+ * the front after the barrier was not in it at the barrier, so its map value (preserved before a later write back
+ * changes it) is its barrier value.
+ *
  * <p>Thread contract: as {@link PendingStatePart}.
  */
 final class PendingStateDelta extends PendingStatePart
@@ -47,13 +64,14 @@ final class PendingStateDelta extends PendingStatePart
      * @param meta        its description as of the barrier.
      * @param ttlMillis   its time-to-live, or 0 to keep every entry.
      * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
+     * @param overlay     the state's hot-key front as of the barrier, or null.
      * @param changed     the keys changed since the base, one immutable set per interval.
      */
     PendingStateDelta(
         final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
-        final List<Set<PreservedKey>> changed)
+        final FrontOverlay overlay, final List<Set<PreservedKey>> changed)
     {
-        super(state, meta, ttlMillis, barrierTime);
+        super(state, meta, ttlMillis, barrierTime, overlay);
         this.changed = changed;
     }
 
@@ -78,6 +96,7 @@ final class PendingStateDelta extends PendingStatePart
     @Override
     void collect(final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer)
     {
+        final Map<PreservedKey, byte[]> front = encodedOverlay();
         final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
@@ -85,6 +104,11 @@ final class PendingStateDelta extends PendingStatePart
         {
             for (final PreservedKey changedKey : keys)
             {
+                if (front.containsKey(changedKey))
+                {
+                    // emitted from the overlay below, whatever the map holds
+                    continue;
+                }
                 key.ensureCapacity(changedKey.length());
                 System.arraycopy(changedKey.bytes(), 0, key.array(), 0, changedKey.length());
                 key.length(changedKey.length());
@@ -120,6 +144,11 @@ final class PendingStateDelta extends PendingStatePart
                 }
                 observer.segmentRead(stateIndex, segment);
             }
+        }
+        for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
+        {
+            final byte[] hotValue = hot.getValue();
+            emitKey(into, stateIndex, hot.getKey(), hotValue, hotValue.length);
         }
         release();
     }

@@ -4,6 +4,7 @@ import io.ringflow.state.snapshot.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
 
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -14,6 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * holding a key's segment update lock, before changing the entry, for each pending part that
  * {@link #needsPreserving} the key, {@link #preserve} its current value (or {@link #ABSENT}). They differ in which
  * keys need it and in how the flusher reads the live map.
+ *
+ * <p>A value state's hot-key front adds an overlay ({@link FrontOverlay}), frozen at the barrier: its keys' values
+ * are newer than the map's, so both kinds emit the overlay's entries and skip the map's (live or preserved) for those
+ * keys.
  *
  * <p>Emitting a stored value splits a map state's value into one entry per user key ({@link MapBlobLayout}) and
  * leaves out what had expired at the barrier, by the state's clock read at the barrier: the decision depends only on
@@ -53,20 +58,29 @@ abstract class PendingStatePart
     private final long barrierTime;
     /** Values as of the barrier, by key, preserved by the task thread before it changed them. */
     final ConcurrentHashMap<PreservedKey, byte[]> preserved = new ConcurrentHashMap<>();
+    /**
+     * The state's hot-key front as of the barrier, or null: for its keys, its values are the barrier values and win
+     * over the map's, live or preserved.
+     */
+    private final FrontOverlay overlay;
 
     /**
      * @param state       the state.
      * @param meta        its description as of the barrier.
      * @param ttlMillis   its time-to-live, or 0 to keep every entry.
      * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
+     * @param overlay     the state's hot-key front as of the barrier, or null when it has none or it was empty.
      */
-    PendingStatePart(final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime)
+    PendingStatePart(
+        final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
+        final FrontOverlay overlay)
     {
         this.state = state;
         this.meta = meta;
         this.mapValues = meta.kind() == StateKind.MAP;
         this.ttlMillis = ttlMillis;
         this.barrierTime = barrierTime;
+        this.overlay = overlay;
     }
 
     /** @return the state. */
@@ -121,6 +135,17 @@ abstract class PendingStatePart
      * @param observer   told after each segment (or key) read.
      */
     abstract void collect(int stateIndex, KeyGroupBuckets into, SegmentObserver observer);
+
+    /**
+     * Flusher, once, at the start of {@link #collect}.
+     *
+     * @return the hot-key front as of the barrier, encoded as the map would hold it (stored key to stored value);
+     *     empty when there is none.
+     */
+    final Map<PreservedKey, byte[]> encodedOverlay()
+    {
+        return overlay == null ? Map.of() : overlay.encode();
+    }
 
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */
     abstract void release();

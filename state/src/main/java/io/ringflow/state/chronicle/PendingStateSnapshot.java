@@ -21,6 +21,10 @@ import java.util.function.Consumer;
  *   segment's first entry, still holding the lock, it raises {@link #readSegments} past the segment; for each live
  *   entry it emits the preserved value if there is one (removing it), else the live value. After the last segment
  *   it emits the preserved values that remain (keys deleted since the barrier) and stops the task preserving.</li>
+ *   <li>Hot keys: the flusher first encodes the state's {@link FrontOverlay} (its hot-key front at the barrier),
+ *   skips every live or preserved entry whose key is in it (still removing the preserved one, as above), and emits
+ *   the overlay's entries last. Each key is emitted once: an overlay key only from the overlay, any other key as
+ *   above.</li>
  * </ul>
  *
  * <p>Thread contract: as {@link PendingStatePart}; {@link #mayNotHaveRead} on the task thread.
@@ -40,10 +44,13 @@ final class PendingStateSnapshot extends PendingStatePart
      * @param meta        its description as of the barrier.
      * @param ttlMillis   its time-to-live, or 0 to keep every entry.
      * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
+     * @param overlay     the state's hot-key front as of the barrier, or null.
      */
-    PendingStateSnapshot(final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime)
+    PendingStateSnapshot(
+        final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
+        final FrontOverlay overlay)
     {
-        super(state, meta, ttlMillis, barrierTime);
+        super(state, meta, ttlMillis, barrierTime, overlay);
     }
 
     /**
@@ -66,8 +73,9 @@ final class PendingStateSnapshot extends PendingStatePart
     @Override
     void collect(final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer)
     {
+        final Map<PreservedKey, byte[]> front = encodedOverlay();
         final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
-        final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into);
+        final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front);
         final int segments = map.segments();
         for (int segment = 0; segment < segments; segment++)
         {
@@ -83,13 +91,19 @@ final class PendingStateSnapshot extends PendingStatePart
         for (final Map.Entry<PreservedKey, byte[]> deleted : preserved.entrySet())
         {
             final byte[] value = deleted.getValue();
-            if (value != ABSENT)
+            final PreservedKey key = deleted.getKey();
+            if (value != ABSENT && !front.containsKey(key))
             {
-                final PreservedKey key = deleted.getKey();
                 emit(into, stateIndex, key.keyGroup(), key.bytes(), key.length(), value, value.length);
             }
         }
         preserved.clear();
+        for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
+        {
+            final PreservedKey key = hot.getKey();
+            final byte[] value = hot.getValue();
+            emit(into, stateIndex, key.keyGroup(), key.bytes(), key.length(), value, value.length);
+        }
     }
 
     @Override
@@ -107,13 +121,15 @@ final class PendingStateSnapshot extends PendingStatePart
         private final EncodedBytes key = new EncodedBytes(64);
         private final EncodedBytes value = new EncodedBytes(256);
         private final PreservedKey probe = new PreservedKey();
+        private final Map<PreservedKey, byte[]> front;
         int segment;
         boolean firstEntry;
 
-        SegmentVisitor(final int stateIndex, final KeyGroupBuckets into)
+        SegmentVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front)
         {
             this.stateIndex = stateIndex;
             this.into = into;
+            this.front = front;
         }
 
         @Override
@@ -127,6 +143,11 @@ final class PendingStateSnapshot extends PendingStatePart
             }
             entry.key().getUsing(key);
             final byte[] atBarrier = preserved.remove(probe.wrap(key));
+            if (front.containsKey(probe))
+            {
+                // a hot key: its front value is newer than the map's, live or preserved, and is emitted at the end
+                return;
+            }
             final int keyGroup = StoredKeyLayout.keyGroup(key.array());
             if (atBarrier == null)
             {

@@ -196,10 +196,11 @@ final class StateMap
      * Removes the value of {@code key}, if it has one, preserving it for pending snapshots first.
      *
      * @param key the stored key.
+     * @return whether the key had a value.
      */
-    void remove(final EncodedBytes key)
+    boolean remove(final EncodedBytes key)
     {
-        remove(key, null);
+        return removeEntry(key, null);
     }
 
     /**
@@ -211,20 +212,38 @@ final class StateMap
      */
     EncodedBytes remove(final EncodedBytes key, final EncodedBytes removed)
     {
+        return removeEntry(key, removed) ? removed : null;
+    }
+
+    /** @return whether the key had a value, then copied into {@code removed} unless that is null. */
+    private boolean removeEntry(final EncodedBytes key, final EncodedBytes removed)
+    {
         try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
         {
             context.updateLock().lock();
             final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
             if (entry == null)
             {
-                return null;
+                return false;
             }
-            final EncodedBytes copy = removed == null ? null : entry.value().getUsing(removed);
+            if (removed != null)
+            {
+                entry.value().getUsing(removed);
+            }
             preserve(context.segmentIndex(), key, entry);
             recordChange(key);
             context.remove(entry);
-            return copy;
+            return true;
         }
+    }
+
+    /**
+     * @param key the stored key.
+     * @return whether the key has a value. Task thread.
+     */
+    boolean contains(final EncodedBytes key)
+    {
+        return map.containsKey(key);
     }
 
     /**
@@ -236,6 +255,12 @@ final class StateMap
         {
             changes = new HashSet<>();
         }
+    }
+
+    /** @return whether changes are tracked, for incremental snapshots. Task thread. */
+    boolean tracksChanges()
+    {
+        return changes != null;
     }
 
     /**
@@ -294,8 +319,14 @@ final class StateMap
         }
     }
 
-    /** Records a key about to change, once per interval. Task thread. */
-    private void recordChange(final EncodedBytes key)
+    /**
+     * Records a key about to change, once per interval; nothing when changes are not tracked. Called by every write
+     * of the map, and by a value state's hot-key front for a change the map does not see (a key removed from the
+     * front that has no value in the map), so the next delta carries it. Task thread.
+     *
+     * @param key the stored key.
+     */
+    void recordChange(final EncodedBytes key)
     {
         final Set<PreservedKey> current = changes;
         if (current != null && !current.contains(changeProbe.wrap(key)))

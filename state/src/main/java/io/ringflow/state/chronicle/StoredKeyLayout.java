@@ -1,5 +1,7 @@
 package io.ringflow.state.chronicle;
 
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.keyed.KeyGroups;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -30,6 +32,33 @@ final class StoredKeyLayout
 
     private StoredKeyLayout()
     {
+    }
+
+    /**
+     * Encodes a key in this layout: its key group, then its codec's bytes. The one encoding of keys, for the current
+     * key (task thread), a hot-key front's write back (task thread) and its snapshot overlay (flusher); any thread,
+     * each with its own slot.
+     *
+     * @param codec          the store's key codec.
+     * @param key            the key, non-null, of the codec's type.
+     * @param maxParallelism the job's number of key groups.
+     * @param into           the slot to encode into; its length is set to the stored key's.
+     * @param maxKeyLength   the most bytes the codec may write (the store's maximum entry size).
+     * @return the length of the codec's bytes (the stored key without its prefix), or -1 when they would exceed
+     *     {@code maxKeyLength}; then the slot's length is meaningless.
+     */
+    static int encode(
+        final Codec<Object> codec, final Object key, final int maxParallelism, final EncodedBytes into,
+        final int maxKeyLength)
+    {
+        final int length = into.encode(codec, key, KEY_OFFSET, maxKeyLength + KEY_OFFSET);
+        if (length < 0 || length > maxKeyLength)
+        {
+            return -1;
+        }
+        putKeyGroup(into.buffer(), KeyGroups.keyGroupOf(key, maxParallelism));
+        into.length(KEY_OFFSET + length);
+        return length;
     }
 
     /**

@@ -50,7 +50,8 @@ class ChronicleIncrementalSnapshotTest
     @Test
     void aDeltaHoldsOnlyTheKeysChangedSinceItsBaseAndRestoresOnTopOfIt()
     {
-        final ChronicleKeyedStateStore store = open();
+        // without a hot-key front, which every delta carries whole (HotKeyFrontTest)
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
         store.trackChanges();
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
         final MapState<Integer, String> tags = store.getMapState(new MapStateDescriptor<>("tags", Integer.class,
@@ -100,6 +101,39 @@ class ChronicleIncrementalSnapshotTest
         final HeapKeyedStateStore heap = new HeapKeyedStateStore();
         assertThatThrownBy(() -> heap.restore(List.of(deltaReader))).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("delta").hasMessageContaining("KeyedSnapshotChain");
+    }
+
+    @Test
+    void aDeltaCarriesOnlyTheHotKeysChangedSinceItsBaseNotTheWholeFront()
+    {
+        final ChronicleKeyedStateStore store = open();
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        for (long key = 0; key < 500; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(counts.value() + 1);
+        }
+        final byte[] full = SnapshotContents.take(store, 1);
+        assertThat(SnapshotContents.rawEntries(full)).as("every key, from the front").hasSize(500);
+        for (final long key : new long[] {7, 8, 400})
+        {
+            store.setCurrentKey(key);
+            counts.update(counts.value() + 10);
+        }
+        final byte[] delta = SnapshotContents.write(store.incrementalSnapshot(2, 1));
+        assertThat(SnapshotContents.rawEntries(delta)).as("the three keys changed in the front").hasSize(3);
+        store.setCurrentKey(9L);
+        counts.update(counts.value() + 1);
+        final byte[] second = SnapshotContents.write(store.incrementalSnapshot(3, 1));
+        assertThat(SnapshotContents.rawEntries(second)).as("changed since the same base").hasSize(4);
+
+        final Map<String, Map<Object, Object>> merged = SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(
+            List.of(SnapshotContents.reader(full), SnapshotContents.reader(second)), ALL),
+            CodecRegistry.withBuiltIns());
+        assertThat(merged).isEqualTo(SnapshotContents.decode(SnapshotContents.take(store, 4),
+            CodecRegistry.withBuiltIns()));
+        assertThat(merged.get("counts")).containsEntry(7L, 11L).containsEntry(9L, 2L).containsEntry(10L, 1L);
     }
 
     @Test
@@ -272,10 +306,19 @@ class ChronicleIncrementalSnapshotTest
 
     private ChronicleKeyedStateStore open()
     {
-        final ChronicleKeyedStateStore store = new ChronicleKeyedStateStore(
-            ChronicleStateConfig.defaults().withExpectedEntriesPerState(20_000), CodecRegistry.withBuiltIns(),
+        return open(config());
+    }
+
+    private ChronicleKeyedStateStore open(final ChronicleStateConfig config)
+    {
+        final ChronicleKeyedStateStore store = new ChronicleKeyedStateStore(config, CodecRegistry.withBuiltIns(),
             MAX_PARALLELISM, ALL);
         stores.add(store);
         return store;
+    }
+
+    private static ChronicleStateConfig config()
+    {
+        return ChronicleStateConfig.defaults().withExpectedEntriesPerState(20_000);
     }
 }

@@ -176,8 +176,9 @@ class ChronicleKeyedStateStoreTest
     @Test
     void aFullMapRefusesTheWriteNamingTheStateAndLosesNothing()
     {
+        // every write reaches the map: no hot-key front
         final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000)
-            .withMaxGrowthFactor(1.0));
+            .withMaxGrowthFactor(1.0).withHotKeysPerState(0));
         final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
         for (long key = 0; key < 500; key++)
         {
@@ -358,14 +359,16 @@ class ChronicleKeyedStateStoreTest
             .isInstanceOf(IllegalStateException.class).hasMessageContaining("already written");
     }
 
-    @Test
-    void readingAndUpdatingAValueAllocatesNothingOnceWarm()
+    /** With the hot-key front (1,024 keys: all of them hot) and without (every access a Chronicle call). */
+    @ParameterizedTest(name = "hotKeysPerState {0}")
+    @ValueSource(ints = {0, 1_024})
+    void readingAndUpdatingAValueAllocatesNothingOnceWarm(final int hotKeys)
     {
         assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
-        final ChronicleKeyedStateStore store = open(config());
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(hotKeys));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final Long[] keys = new Long[1_000];
         for (int i = 0; i < keys.length; i++)
@@ -504,7 +507,8 @@ class ChronicleKeyedStateStoreTest
     @Test
     void writesBeforeDuringAndAfterTheFlushersVisitOfTheirSegmentLeaveTheBarrierIntact() throws Exception
     {
-        final ChronicleKeyedStateStore store = open(config());
+        // every write reaches the map: no hot-key front (HotKeyFrontTest interleaves write backs with the flusher)
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
         final int segments = map.map().segments();

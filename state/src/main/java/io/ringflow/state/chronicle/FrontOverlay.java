@@ -1,0 +1,145 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.Codec;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A value state's {@link HotKeyFront} as of a snapshot's barrier: a copy of its maps (key object to value object),
+ * taken on the task thread in O(front capacity), and encoded by the flusher into stored keys and values.
+ *
+ * <p>For every key it holds, its value is the key's value at the barrier, newer than whatever the state's Chronicle
+ * Map held for that key then, and newer than anything preserved for it since (a write back after the barrier writes
+ * a front value, and copy-on-write preserves the stale map value it replaces). So the snapshot part of the state
+ * ({@link PendingStateSnapshot}, {@link PendingStateDelta}) emits these entries and skips every live or preserved map
+ * entry whose key is here.
+ *
+ * <p>Values are shared with the front, not copied: like the heap store, a value handed to {@code update} must not be
+ * mutated afterwards.
+ *
+ * <p>Thread contract: built on the task thread, never modified after; {@link #encode} on the flusher of the one
+ * snapshot part that holds it.
+ */
+final class FrontOverlay
+{
+    private final String stateName;
+    /** The copied front of {@code Long} keys, or null. */
+    private final Long2ObjectHashMap<Object> longs;
+    /** The copied front of keys of another type, or null. */
+    private final Map<Object, Object> objects;
+    private final Codec<Object> keyCodec;
+    private final Codec<Object> valueCodec;
+    private final int maxParallelism;
+    private final int maxEntrySize;
+
+    private FrontOverlay(
+        final String stateName, final Long2ObjectHashMap<Object> longs, final Map<Object, Object> objects,
+        final Codec<Object> keyCodec, final Codec<Object> valueCodec, final int maxParallelism,
+        final int maxEntrySize)
+    {
+        if (keyCodec == null)
+        {
+            throw new IllegalStateException("state '" + stateName + "' has hot keys but its store no key codec");
+        }
+        this.stateName = stateName;
+        this.longs = longs;
+        this.objects = objects;
+        this.keyCodec = keyCodec;
+        this.valueCodec = valueCodec;
+        this.maxParallelism = maxParallelism;
+        this.maxEntrySize = maxEntrySize;
+    }
+
+    /**
+     * @param stateName      the state's name, for messages.
+     * @param longs          a copy of the front's map of {@code Long} keys, owned from now on.
+     * @param keyCodec       the store's key codec.
+     * @param valueCodec     the state's value codec.
+     * @param maxParallelism the job's number of key groups.
+     * @param maxEntrySize   the largest encoded key plus value.
+     * @return the overlay.
+     */
+    static FrontOverlay ofLongs(
+        final String stateName, final Long2ObjectHashMap<Object> longs, final Codec<Object> keyCodec,
+        final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
+    {
+        return new FrontOverlay(stateName, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+    }
+
+    /**
+     * @param stateName      the state's name, for messages.
+     * @param objects        a copy of the front's map of keys of another type, owned from now on.
+     * @param keyCodec       the store's key codec.
+     * @param valueCodec     the state's value codec.
+     * @param maxParallelism the job's number of key groups.
+     * @param maxEntrySize   the largest encoded key plus value.
+     * @return the overlay.
+     */
+    static FrontOverlay ofObjects(
+        final String stateName, final Map<Object, Object> objects, final Codec<Object> keyCodec,
+        final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
+    {
+        return new FrontOverlay(stateName, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+    }
+
+    /** @return the number of keys. */
+    int size()
+    {
+        return longs != null ? longs.size() : objects.size();
+    }
+
+    /**
+     * Encodes every entry as a stored key ({@link StoredKeyLayout}: key group, then the key codec's bytes) and the
+     * value codec's bytes, exactly as the state's map would hold them. Flusher; allocates O(size).
+     *
+     * @return stored key to encoded value, by content.
+     * @throws IllegalStateException when an entry no longer fits the maximum entry size (a value mutated after it was
+     *                               handed to the state), or two keys encode to the same bytes (a key codec that
+     *                               disagrees with {@code equals}).
+     */
+    Map<PreservedKey, byte[]> encode()
+    {
+        final Map<PreservedKey, byte[]> encoded = new HashMap<>((int)Math.min(1 << 30, size() * 4L / 3 + 1));
+        final EncodedBytes key = new EncodedBytes(64);
+        final EncodedBytes value = new EncodedBytes(64);
+        if (longs != null)
+        {
+            longs.forEachLong((longKey, longValue) -> add(encoded, longKey, longValue, key, value));
+        }
+        else
+        {
+            for (final Map.Entry<Object, Object> entry : objects.entrySet())
+            {
+                add(encoded, entry.getKey(), entry.getValue(), key, value);
+            }
+        }
+        return encoded;
+    }
+
+    private void add(
+        final Map<PreservedKey, byte[]> encoded, final Object key, final Object value, final EncodedBytes keySlot,
+        final EncodedBytes valueSlot)
+    {
+        final int keyLength = StoredKeyLayout.encode(keyCodec, key, maxParallelism, keySlot, maxEntrySize);
+        final int valueLength = keyLength < 0 ? -1 : valueSlot.encode(valueCodec, value, 0, maxEntrySize);
+        if (valueLength < 0 || keyLength + valueLength > maxEntrySize)
+        {
+            throw new IllegalStateException("state '" + stateName + "': the hot key " + key + " and its value no " +
+                "longer fit maxEntrySize " + maxEntrySize + ": was the value changed after it was handed to update?");
+        }
+        valueSlot.length(valueLength);
+        if (encoded.put(PreservedKey.copyOf(keySlot), valueSlot.toByteArray()) != null)
+        {
+            throw new IllegalStateException("state '" + stateName + "': two hot keys, one of them " + key +
+                ", encode to the same bytes: the key codec must agree with equals");
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "FrontOverlay{state=" + stateName + ", size=" + size() + '}';
+    }
+}

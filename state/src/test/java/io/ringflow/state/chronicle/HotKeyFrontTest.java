@@ -1,0 +1,711 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.SnapshotContents;
+import io.ringflow.state.keyed.StateTtlConfig;
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import io.ringflow.state.snapshot.KeyedSnapshotChain;
+import io.ringflow.state.snapshot.KeyedSnapshotReader;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The hot-key front of the Chronicle store's value states: hot keys served from the heap without touching the map,
+ * at most {@code hotKeysPerState} of them, turned over when they are not hot, and snapshots (full and incremental)
+ * that stay exactly the state at their barrier whatever the front holds and whatever it writes back while they are
+ * pending.
+ */
+class HotKeyFrontTest
+{
+    private static final int MAX_PARALLELISM = 128;
+    private static final KeyGroupRange ALL = new KeyGroupRange(0, MAX_PARALLELISM - 1);
+
+    private final List<ChronicleKeyedStateStore> stores = new ArrayList<>();
+
+    @AfterEach
+    void closeStores()
+    {
+        stores.forEach(ChronicleKeyedStateStore::close);
+    }
+
+    // ------------------------------------------------------------------------------------------------ reads, writes
+
+    @Test
+    void hotKeysAreServedFromTheFrontAndNeverReachTheMap()
+    {
+        final ChronicleKeyedStateStore store = open(64);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final ChronicleValueState<Long> state = (ChronicleValueState<Long>)counts;
+        for (int round = 0; round < 10; round++)
+        {
+            for (long key = 0; key < 64; key++)
+            {
+                store.setCurrentKey(key);
+                counts.update(counts.value() + key);
+            }
+        }
+
+        assertThat(state.map().size()).as("entries in Chronicle").isZero();
+        assertThat(state.front().size()).isEqualTo(64);
+        for (long key = 0; key < 64; key++)
+        {
+            store.setCurrentKey(key);
+            assertThat(counts.value()).as("key %d", key).isEqualTo(10 * key);
+        }
+        assertThat(store.entryCount()).isEqualTo(64);
+
+        // a read of another key goes to the map and does not enter the front
+        store.setCurrentKey(1_000L);
+        assertThat(counts.value()).isZero();
+        assertThat(state.front().size()).isEqualTo(64);
+        // the front is full: a new key goes to the map, hot keys stay where they are
+        counts.update(5L);
+        assertThat(counts.value()).isEqualTo(5L);
+        assertThat(state.map().size()).isEqualTo(1);
+        store.setCurrentKey(3L);
+        counts.update(counts.value() + 1);
+        assertThat(counts.value()).isEqualTo(31L);
+        assertThat(state.map().size()).isEqualTo(1);
+        assertThat(state.front().size()).isEqualTo(64);
+        assertThat(store.entryCount()).isEqualTo(65);
+    }
+
+    @Test
+    void theFrontHoldsAtMostItsCapacityAndEntriesAreCountedExactly()
+    {
+        final ChronicleKeyedStateStore store = open(4);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final ChronicleValueState<Long> state = (ChronicleValueState<Long>)counts;
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 10; key++)
+        {
+            set(store, counts, model, key, key);
+        }
+        assertThat(state.front().size()).isEqualTo(4);
+        assertThat(state.map().size()).isEqualTo(6);
+        assertThat(store.entryCount()).isEqualTo(10);
+
+        clear(store, counts, model, 0L);
+        assertThat(store.entryCount()).as("a key only in the front").isEqualTo(9);
+
+        // read, then written: enters the front while its stale map entry stays (known present from the read)
+        store.setCurrentKey(5L);
+        assertThat(counts.value()).isEqualTo(5L);
+        set(store, counts, model, 5L, 50L);
+        assertThat(state.front().shadowed()).isEqualTo(1);
+        assertThat(store.entryCount()).isEqualTo(9);
+
+        clear(store, counts, model, 1L);
+        // written without a read first: the map is asked
+        set(store, counts, model, 6L, 60L);
+        assertThat(state.front().shadowed()).isEqualTo(2);
+        assertThat(store.entryCount()).isEqualTo(8);
+
+        // a key in the front and in the map: cleared from both
+        clear(store, counts, model, 5L);
+        assertThat(state.front().shadowed()).isEqualTo(1);
+        assertThat(store.entryCount()).isEqualTo(7);
+
+        set(store, counts, model, 20L, 20L);
+        set(store, counts, model, 21L, 21L);
+        assertThat(state.front().size()).as("never beyond its capacity").isEqualTo(4);
+        assertThat(store.entryCount()).isEqualTo(model.size());
+        assertEveryKey(store, counts, model, 30);
+
+        store.writeBackHotKeys();
+        assertThat(state.front().size()).isZero();
+        assertThat(state.front().shadowed()).isZero();
+        assertThat(state.map().size()).isEqualTo(model.size());
+        assertThat(store.entryCount()).isEqualTo(model.size());
+        assertEveryKey(store, counts, model, 30);
+        assertThat(SnapshotContents.decode(SnapshotContents.take(store, 1), CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+    }
+
+    @Test
+    void aFullFrontThatMissesMoreThanItHitsInAWindowIsWrittenBackWhole()
+    {
+        final ChronicleKeyedStateStore store = open(64);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final HotKeyFront front = ((ChronicleValueState<Long>)counts).front();
+        final StateMap map = ((ChronicleValueState<Long>)counts).map();
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 64; key++)
+        {
+            set(store, counts, model, key, -key);
+        }
+        for (long key = 1_000; key < 3_000; key++)
+        {
+            set(store, counts, model, key, key);
+        }
+        final int accessesSoFar = 64 + 2_000;
+        assertThat(front.size()).isEqualTo(64);
+        assertThat(map.size()).isEqualTo(2_000);
+
+        // hits: the window that ends here had 2,064 misses and 63,472 hits, so the front stays
+        for (int i = 0; i < HotKeyFront.WINDOW; i++)
+        {
+            store.setCurrentKey((long)(i % 64));
+            counts.value();
+        }
+        assertThat(front.turnovers()).isZero();
+        assertThat(front.size()).isEqualTo(64);
+
+        // misses: the next window ends after 65,536 - 2,064 of them, with 2,064 hits
+        for (int i = 0; i < HotKeyFront.WINDOW - accessesSoFar - 1; i++)
+        {
+            store.setCurrentKey(1_000L + i % 2_000);
+            counts.value();
+        }
+        assertThat(front.turnovers()).as("one access before the window ends").isZero();
+        store.setCurrentKey(2_999L);
+        assertThat(counts.value()).isEqualTo(2_999L);
+        assertThat(front.turnovers()).isEqualTo(1);
+        assertThat(front.size()).isZero();
+        assertThat(map.size()).isEqualTo(2_064);
+        assertThat(store.entryCount()).isEqualTo(2_064);
+        assertEveryKey(store, counts, model, 3_000);
+
+        // a window of misses with a front that is not full turns nothing over
+        for (int i = 0; i < 2 * HotKeyFront.WINDOW; i++)
+        {
+            store.setCurrentKey(1_000L + i % 2_000);
+            counts.value();
+        }
+        assertThat(front.turnovers()).isEqualTo(1);
+        // the keys written next enter the front again
+        set(store, counts, model, 7L, 70L);
+        assertThat(front.size()).isEqualTo(1);
+        assertThat(front.shadowed()).as("written back, so in the map too").isEqualTo(1);
+        assertThat(store.entryCount()).isEqualTo(model.size());
+        assertEveryKey(store, counts, model, 3_000);
+    }
+
+    @Test
+    void keysOfOtherTypesAndValuesWithoutABoundUseTheGeneralFront()
+    {
+        final ChronicleKeyedStateStore store = open(8);
+        final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
+        final ChronicleValueState<String> state = (ChronicleValueState<String>)labels;
+        final Map<Object, Object> model = new HashMap<>();
+        for (int i = 0; i < 20; i++)
+        {
+            store.setCurrentKey("key-" + i);
+            labels.update("label-" + i);
+            model.put("key-" + i, "label-" + i);
+        }
+        store.setCurrentKey("key-3");
+        labels.update("x".repeat(100));
+        model.put("key-3", "x".repeat(100));
+        store.setCurrentKey("key-4");
+        labels.clear();
+        model.remove("key-4");
+
+        assertThat(state.front().size()).isEqualTo(7);
+        assertThat(state.map().size()).isEqualTo(12);
+        assertThat(store.entryCount()).isEqualTo(19);
+        final byte[] bytes = SnapshotContents.take(store, 1);
+        assertThat(SnapshotContents.decode(bytes, CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("labels", model)));
+        for (int i = 0; i < 20; i++)
+        {
+            store.setCurrentKey("key-" + i);
+            assertThat(labels.value()).isEqualTo(model.get("key-" + i));
+        }
+        // a key of another type is refused, front or not
+        store.setCurrentKey(3L);
+        assertThatThrownBy(labels::value).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("java.lang.Long");
+    }
+
+    // ------------------------------------------------------------------------------------------------ snapshots
+
+    /**
+     * Full snapshots and deltas with keys in the front only, in the map only, and in both (the map's entry stale):
+     * each merged chain is the model. A key cleared from the front that never reached the map is a change the map
+     * cannot see: the next delta must still remove it.
+     */
+    @Test
+    void fullAndIncrementalSnapshotsWithAHotFrontEqualTheModel()
+    {
+        final ChronicleKeyedStateStore store = open(64);
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final HotKeyFront front = ((ChronicleValueState<Long>)counts).front();
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 64; key++)
+        {
+            set(store, counts, model, key, key);
+        }
+        for (long key = 100; key < 200; key++)
+        {
+            set(store, counts, model, key, key);
+        }
+        for (long key = 0; key < 5; key++)
+        {
+            clear(store, counts, model, key);
+        }
+        for (long key = 100; key < 105; key++)
+        {
+            store.setCurrentKey(key);
+            set(store, counts, model, key, counts.value() * 10);
+        }
+        assertThat(front.size()).isEqualTo(64);
+        assertThat(front.shadowed()).isEqualTo(5);
+
+        final byte[] base = SnapshotContents.take(store, 1);
+        assertThat(decode(base)).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+
+        for (long key = 10; key < 20; key++)
+        {
+            store.setCurrentKey(key);
+            set(store, counts, model, key, counts.value() + 1);
+        }
+        clear(store, counts, model, 20L);
+        clear(store, counts, model, 100L);
+        set(store, counts, model, 150L, -150L);
+        set(store, counts, model, 300L, 300L);
+        final byte[] delta2 = SnapshotContents.write(store.incrementalSnapshot(2, 1));
+        final Map<String, Map<Object, Object>> merged2 = merge(base, delta2);
+        assertThat(merged2).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+        assertThat(merged2.get("counts")).as("cleared from the front only").doesNotContainKey(20L)
+            .doesNotContainKey(100L).containsEntry(150L, -150L).containsEntry(300L, 300L);
+
+        store.writeBackHotKeys();
+        clear(store, counts, model, 10L);
+        set(store, counts, model, 11L, 1_100L);
+        set(store, counts, model, 12L, 1_200L);
+        final byte[] delta3 = SnapshotContents.write(store.incrementalSnapshot(3, 2));
+        assertThat(merge(base, delta2, delta3)).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+        assertThat(decode(SnapshotContents.take(store, 4))).isEqualTo(SnapshotContents.expected(Map.of("counts",
+            model)));
+        assertThat(store.entryCount()).isEqualTo(model.size());
+    }
+
+    /**
+     * A full snapshot and a delta pending while the flusher is stopped halfway through the map: the task updates
+     * every hot key, writes the whole front back into segments read and not read, clears and adds keys, and writes
+     * back again. Both must hold the state at their barrier.
+     */
+    @Test
+    void writeBacksBetweenTheBarrierAndTheFlushLeaveSnapshotsAtTheirBarrier() throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(64);
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final StateMap map = ((ChronicleValueState<Long>)counts).map();
+        final int segments = map.map().segments();
+        assertThat(segments).as("segments of a map of 50,000 entries").isGreaterThanOrEqualTo(4);
+        final int paused = segments / 2;
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 4_000; key++)
+        {
+            set(store, counts, model, key, key);
+        }
+        for (long key = 0; key < 10; key++)
+        {
+            clear(store, counts, model, key);
+        }
+        for (long key = 1_000; key < 1_010; key++)
+        {
+            store.setCurrentKey(key);
+            set(store, counts, model, key, -counts.value());
+        }
+        final byte[] base = SnapshotContents.take(store, 1);
+        for (long key = 3_990; key < 4_100; key++)
+        {
+            set(store, counts, model, key, key * 2);
+        }
+        final Map<String, Map<Object, Object>> atBarrier = SnapshotContents.expected(Map.of("counts", model));
+        final KeyedStateSnapshot full = store.snapshot(2);
+        final KeyedStateSnapshot delta = store.incrementalSnapshot(3, 1);
+
+        final SynchronousQueue<Integer> stopped = new SynchronousQueue<>();
+        final SynchronousQueue<Boolean> resume = new SynchronousQueue<>();
+        final CompletableFuture<byte[]> written = CompletableFuture.supplyAsync(() ->
+        {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try
+            {
+                ((ChronicleKeyedStateSnapshot)full).writeTo(out, (stateIndex, segment) ->
+                {
+                    if (segment == paused)
+                    {
+                        handOver(stopped, resume, segment);
+                    }
+                });
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            return out.toByteArray();
+        });
+        assertThat(stopped.poll(60, TimeUnit.SECONDS)).isEqualTo(paused);
+        for (long key = 0; key < 4_200; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(counts.value() + 1_000_000);
+        }
+        store.writeBackHotKeys();
+        for (long key = 0; key < 4_200; key += 3)
+        {
+            store.setCurrentKey(key);
+            counts.clear();
+        }
+        for (long key = 5_000; key < 5_100; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+        }
+        store.writeBackHotKeys();
+        resume.put(true);
+
+        assertThat(decode(written.get(60, TimeUnit.SECONDS))).isEqualTo(atBarrier);
+        assertThat(merge(base, SnapshotContents.write(delta))).isEqualTo(atBarrier);
+    }
+
+    /**
+     * Seeded random updates, increments, clears and reads on two value states (fixed-size and variable-size values)
+     * with a front of 64 keys over keys 0..1000, whose hot keys move: skewed to one set, then uniform (so the front
+     * turns over), then skewed to another set. Full snapshots and deltas against the newest committed snapshot are
+     * taken at random barriers, up to three pending before their flush starts, and written by two flushers while the
+     * task keeps writing. Each chain, merged, must equal a copy of the model at its barrier.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {29, 65_537, 20_261_130})
+    void everyChainOfAStateWithHotKeysEqualsTheModelAtItsBarrier(final long seed) throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(64);
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
+        final HotKeyFront countFront = ((ChronicleValueState<Long>)counts).front();
+        final HotKeyFront labelFront = ((ChronicleValueState<String>)labels).front();
+        final Map<Object, Object> countModel = new HashMap<>();
+        final Map<Object, Object> labelModel = new HashMap<>();
+        final Random random = new Random(seed);
+        final ExecutorService flushers = Executors.newFixedThreadPool(2);
+        final Deque<KeyedStateSnapshot> notYetSubmitted = new ArrayDeque<>();
+        final List<Future<byte[]>> written = new ArrayList<>();
+        final List<List<Integer>> chains = new ArrayList<>();
+        final List<Map<String, Map<Object, Object>>> expected = new ArrayList<>();
+        int base = -1;
+        int deltas = 0;
+        try
+        {
+            for (int op = 0; op < 300_000; op++)
+            {
+                final long key = hotSkewedKey(random, op / 100_000);
+                store.setCurrentKey(key);
+                switch (random.nextInt(12))
+                {
+                    case 0, 1, 2, 3 ->
+                    {
+                        final long next = counts.value() + 1;
+                        counts.update(next);
+                        countModel.put(key, next);
+                    }
+                    case 4 ->
+                    {
+                        final long next = random.nextLong();
+                        counts.update(next);
+                        countModel.put(key, next);
+                    }
+                    case 5 ->
+                    {
+                        counts.clear();
+                        countModel.remove(key);
+                    }
+                    case 6 ->
+                    {
+                        counts.update(null);
+                        countModel.remove(key);
+                    }
+                    case 7, 8 ->
+                    {
+                        final String next = "label-" + random.nextInt(1_000);
+                        labels.update(next);
+                        labelModel.put(key, next);
+                    }
+                    case 9 ->
+                    {
+                        labels.clear();
+                        labelModel.remove(key);
+                    }
+                    default ->
+                    {
+                        assertThat(counts.value()).as("seed %d op %d", seed, op)
+                            .isEqualTo(countModel.getOrDefault(key, 0L));
+                        assertThat(labels.value()).as("seed %d op %d", seed, op).isEqualTo(labelModel.get(key));
+                    }
+                }
+                assertThat(countFront.size()).isLessThanOrEqualTo(64);
+                assertThat(labelFront.size()).isLessThanOrEqualTo(64);
+                if (random.nextInt(2_500) == 0)
+                {
+                    // commit: a snapshot already submitted, newer than the base, becomes the base
+                    for (int i = written.size() - 1; i > base; i--)
+                    {
+                        if (random.nextBoolean())
+                        {
+                            written.get(i).get(60, TimeUnit.SECONDS);
+                            base = i;
+                            break;
+                        }
+                    }
+                    final int id = written.size() + notYetSubmitted.size();
+                    final boolean delta = base >= 0 && random.nextInt(4) != 0;
+                    notYetSubmitted.add(delta ? store.incrementalSnapshot(id, base) : store.snapshot(id));
+                    final List<Integer> chain = new ArrayList<>(delta ? chains.get(base) : List.of());
+                    chain.add(id);
+                    chains.add(chain);
+                    deltas += delta ? 1 : 0;
+                    expected.add(SnapshotContents.expected(Map.of("counts", countModel, "labels", labelModel)));
+                    while (notYetSubmitted.size() > random.nextInt(3))
+                    {
+                        final KeyedStateSnapshot next = notYetSubmitted.poll();
+                        written.add(flushers.submit(() -> SnapshotContents.write(next)));
+                    }
+                }
+            }
+            while (!notYetSubmitted.isEmpty())
+            {
+                final KeyedStateSnapshot next = notYetSubmitted.poll();
+                written.add(flushers.submit(() -> SnapshotContents.write(next)));
+            }
+
+            assertThat(written).as("seed %d takes snapshots", seed).hasSizeGreaterThan(50);
+            assertThat(deltas).as("seed %d takes deltas", seed).isGreaterThan(20);
+            assertThat(countFront.turnovers() + labelFront.turnovers()).as("seed %d turns fronts over", seed)
+                .isPositive();
+            assertThat(store.entryCount()).isEqualTo(countModel.size() + labelModel.size());
+            for (int i = 0; i < written.size(); i++)
+            {
+                final List<KeyedSnapshotReader> chain = new ArrayList<>();
+                for (final int part : chains.get(i))
+                {
+                    chain.add(KeyedSnapshotReader.open(written.get(part).get(60, TimeUnit.SECONDS), "snapshot-" +
+                        part));
+                }
+                assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(chain, ALL),
+                    CodecRegistry.withBuiltIns())).as("seed %d chain %s", seed, chains.get(i))
+                    .isEqualTo(expected.get(i));
+            }
+        }
+        finally
+        {
+            flushers.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ restore, config
+
+    @Test
+    void aRestoredStoreStartsWithEmptyFrontsAndRestoredStatesNotDeclaredHaveNone()
+    {
+        final ChronicleKeyedStateStore first = open(16);
+        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final ValueState<Long> idle = first.getValueState(new ValueStateDescriptor<>("idle", Long.class));
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 100; key++)
+        {
+            set(first, counts, model, key, key);
+            idle.update(-key);
+        }
+        final byte[] bytes = SnapshotContents.take(first, 1);
+
+        final ChronicleKeyedStateStore restored = open(16);
+        restored.restore(List.of(SnapshotContents.reader(bytes)));
+        final ValueState<Long> again = restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final HotKeyFront front = ((ChronicleValueState<Long>)again).front();
+        assertThat(front.size()).isZero();
+        assertThat(restored.entryCount()).as("both states, 'idle' restored but not declared").isEqualTo(200);
+        assertEveryKey(restored, again, model, 100);
+        assertThat(front.size()).as("reads do not enter").isZero();
+        set(restored, again, model, 3L, 33L);
+        assertThat(front.size()).isEqualTo(1);
+        assertThat(restored.entryCount()).isEqualTo(200);
+
+        final Map<String, Map<Object, Object>> contents = decode(SnapshotContents.take(restored, 2));
+        assertThat(contents.get("counts")).isEqualTo(model);
+        assertThat(contents.get("idle")).hasSize(100).containsEntry(7L, -7L);
+    }
+
+    @Test
+    void withoutHotKeysEveryWriteReachesTheMapAsBefore()
+    {
+        final ChronicleKeyedStateStore store = open(0);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final ChronicleValueState<Long> state = (ChronicleValueState<Long>)counts;
+        assertThat(state.front()).isNull();
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 10; key++)
+        {
+            set(store, counts, model, key, key);
+            assertThat(state.map().size()).isEqualTo(key + 1);
+        }
+        clear(store, counts, model, 3L);
+        assertThat(state.map().size()).isEqualTo(9);
+        assertThat(decode(SnapshotContents.take(store, 1))).isEqualTo(SnapshotContents.expected(Map.of("counts",
+            model)));
+        store.writeBackHotKeys();
+        assertThat(store.entryCount()).isEqualTo(9);
+    }
+
+    @Test
+    void onlyValueStatesWithoutTimeToLiveHaveAFront()
+    {
+        final ChronicleKeyedStateStore store = open(8);
+        final ValueState<Long> expiring = store.getValueState(new ValueStateDescriptor<>("expiring", Long.class)
+            .enableTimeToLive(StateTtlConfig.of(Duration.ofMinutes(1))));
+        final MapState<Long, Long> visits = store.getMapState(new MapStateDescriptor<>("visits", Long.class,
+            Long.class));
+        store.setCurrentKey(1L);
+        expiring.update(1L);
+        visits.put(2L, 3L);
+
+        assertThat(((ChronicleValueState<Long>)expiring).front()).isNull();
+        assertThat(((ChronicleValueState<Long>)expiring).map().size()).isEqualTo(1);
+        assertThat(store.entryCount()).isEqualTo(2);
+    }
+
+    @Test
+    void hotKeysPerStateIsOnByDefaultAndOutOfRangeValuesAreRefusedByName()
+    {
+        final ChronicleStateConfig defaults = ChronicleStateConfig.defaults();
+
+        assertThat(defaults.hotKeysPerState()).isEqualTo(ChronicleStateConfig.DEFAULT_HOT_KEYS_PER_STATE)
+            .isEqualTo(1_024);
+        assertThat(defaults.withHotKeysPerState(0).hotKeysPerState()).isZero();
+        assertThat(defaults.withHotKeysPerState(ChronicleStateConfig.MAX_HOT_KEYS_PER_STATE).hotKeysPerState())
+            .isEqualTo(1 << 20);
+        assertThat(defaults.withHotKeysPerState(7).toString()).contains("hotKeysPerState=7");
+        assertThatThrownBy(() -> defaults.withHotKeysPerState(-1))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hotKeysPerState");
+        assertThatThrownBy(() -> defaults.withHotKeysPerState(ChronicleStateConfig.MAX_HOT_KEYS_PER_STATE + 1))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hotKeysPerState");
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        assertThat(((ChronicleValueState<Long>)counts).front().capacity()).isEqualTo(1_024);
+    }
+
+    // ------------------------------------------------------------------------------------------------ support
+
+    /**
+     * @param phase 0: three in four accesses to keys 0..15; 1: uniform over 0..1000; 2: three in four to 600..615.
+     * @return a key.
+     */
+    private static long hotSkewedKey(final Random random, final int phase)
+    {
+        if (phase == 1 || random.nextInt(4) == 0)
+        {
+            return random.nextInt(1_001);
+        }
+        return (phase == 0 ? 0 : 600) + random.nextInt(16);
+    }
+
+    private static void set(
+        final ChronicleKeyedStateStore store, final ValueState<Long> state, final Map<Object, Object> model,
+        final long key, final long value)
+    {
+        store.setCurrentKey(key);
+        state.update(value);
+        model.put(key, value);
+    }
+
+    private static void clear(
+        final ChronicleKeyedStateStore store, final ValueState<Long> state, final Map<Object, Object> model,
+        final long key)
+    {
+        store.setCurrentKey(key);
+        state.clear();
+        model.remove(key);
+    }
+
+    /** Keys 0..keys-1 read back as the model says (null or the default when absent). */
+    private static void assertEveryKey(
+        final ChronicleKeyedStateStore store, final ValueState<Long> state, final Map<Object, Object> model,
+        final long keys)
+    {
+        final Long absent;
+        store.setCurrentKey(Long.MIN_VALUE);
+        absent = state.value();
+        for (long key = 0; key < keys; key++)
+        {
+            store.setCurrentKey(key);
+            assertThat(state.value()).as("key %d", key).isEqualTo(model.getOrDefault(key, absent));
+        }
+    }
+
+    private static Map<String, Map<Object, Object>> decode(final byte[] bytes)
+    {
+        return SnapshotContents.decode(bytes, CodecRegistry.withBuiltIns());
+    }
+
+    private static Map<String, Map<Object, Object>> merge(final byte[]... chain)
+    {
+        final List<KeyedSnapshotReader> readers = new ArrayList<>();
+        for (int i = 0; i < chain.length; i++)
+        {
+            readers.add(KeyedSnapshotReader.open(chain[i], "snapshot-" + i));
+        }
+        return decode(KeyedSnapshotChain.mergeToBytes(readers, ALL));
+    }
+
+    private static void handOver(
+        final SynchronousQueue<Integer> stopped, final SynchronousQueue<Boolean> resume, final int segment)
+    {
+        try
+        {
+            if (!stopped.offer(segment, 60, TimeUnit.SECONDS) || resume.poll(60, TimeUnit.SECONDS) == null)
+            {
+                throw new IllegalStateException("the test thread did not take over at segment " + segment);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private ChronicleKeyedStateStore open(final int hotKeys)
+    {
+        return open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(50_000).withHotKeysPerState(hotKeys));
+    }
+
+    private ChronicleKeyedStateStore open(final ChronicleStateConfig config)
+    {
+        final ChronicleKeyedStateStore store =
+            new ChronicleKeyedStateStore(config, CodecRegistry.withBuiltIns(), MAX_PARALLELISM, ALL);
+        stores.add(store);
+        return store;
+    }
+}
