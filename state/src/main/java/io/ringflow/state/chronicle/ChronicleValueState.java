@@ -62,7 +62,8 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         this.defaultValue = descriptor.defaultValue();
         this.valueBound = codec.maxEncodedLength();
         this.front = hotKeys > 0 && ttl == null ?
-            new HotKeyFront(store, map, (Codec<Object>)codec, descriptor.name(), hotKeys, maxEntrySize) : null;
+            new HotKeyFront(store, map, (Codec<Object>)codec, descriptor.name(), hotKeys, maxEntrySize,
+                descriptor.type() == Long.class) : null;
     }
 
     @Override
@@ -76,11 +77,24 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             return value != null ? value : defaultValue;
         }
         final Object key = store.currentKey();
-        final Object held = front.get(key);
-        if (held != null)
+        if (front.holdsLongs() && key instanceof Long)
         {
-            front.access(true);
-            return (T)held;
+            // unboxed: the only allocation is the Long returned, which the caller's inlining usually removes
+            final long held = front.getLong((Long)key);
+            if (held != HotKeyFront.NO_LONG)
+            {
+                front.access(true);
+                return (T)Long.valueOf(held);
+            }
+        }
+        else
+        {
+            final Object held = front.get(key);
+            if (held != null)
+            {
+                front.access(true);
+                return (T)held;
+            }
         }
         final T value = readCell(true);
         probedKey = key;
@@ -104,12 +118,44 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             return;
         }
         final Object key = store.currentKey();
+        if (front.holdsLongs() && key instanceof Long)
+        {
+            final long longValue = ((Long)value).longValue();
+            if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
+                front.replaceLong((Long)key, longValue))
+            {
+                front.access(true);
+                return;
+            }
+        }
+        if (!front.accepts(value))
+        {
+            updateBypassingFront(front, key, value);
+            return;
+        }
         if (fitsWithEveryFrontKey(value) && front.replace(key, value))
         {
             front.access(true);
             return;
         }
         updateOutsideFront(front, key, value);
+    }
+
+    /**
+     * A value the front cannot hold ({@link HotKeyFront#accepts}): the key leaves the front, if it is there, and the
+     * value goes to the map, which then holds the key's newest value.
+     */
+    private void updateBypassingFront(final HotKeyFront front, final Object key, final T value)
+    {
+        probedKey = null;
+        final EncodedBytes storedKey = currentKey();
+        final boolean wasShadowed = front.get(key) != null && map.contains(storedKey);
+        writeCell(value);
+        if (front.remove(key) && wasShadowed)
+        {
+            front.unshadow();
+        }
+        front.access(false);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.HashMap;
@@ -25,6 +26,8 @@ import java.util.Map;
 final class FrontOverlay
 {
     private final String stateName;
+    /** The copied front of {@code Long} keys and values, or null. */
+    private final Long2LongHashMap longLongs;
     /** The copied front of {@code Long} keys, or null. */
     private final Long2ObjectHashMap<Object> longs;
     /** The copied front of keys of another type, or null. */
@@ -35,10 +38,11 @@ final class FrontOverlay
     private final int maxEntrySize;
 
     private FrontOverlay(
-        final String stateName, final Long2ObjectHashMap<Object> longs, final Map<Object, Object> objects,
-        final Codec<Object> keyCodec, final Codec<Object> valueCodec, final int maxParallelism,
-        final int maxEntrySize)
+        final String stateName, final Long2LongHashMap longLongs, final Long2ObjectHashMap<Object> longs,
+        final Map<Object, Object> objects, final Codec<Object> keyCodec, final Codec<Object> valueCodec,
+        final int maxParallelism, final int maxEntrySize)
     {
+        this.longLongs = longLongs;
         if (keyCodec == null)
         {
             throw new IllegalStateException("state '" + stateName + "' has hot keys but its store no key codec");
@@ -65,7 +69,7 @@ final class FrontOverlay
         final String stateName, final Long2ObjectHashMap<Object> longs, final Codec<Object> keyCodec,
         final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+        return new FrontOverlay(stateName, null, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
     }
 
     /**
@@ -81,13 +85,31 @@ final class FrontOverlay
         final String stateName, final Map<Object, Object> objects, final Codec<Object> keyCodec,
         final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+        return new FrontOverlay(stateName, null, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+    }
+
+    /**
+     * @param stateName      the state's name, for messages.
+     * @param longLongs      a copy of the front's map of {@code Long} keys to unboxed {@code Long} values, owned from
+     *                       now on.
+     * @param keyCodec       the store's key codec.
+     * @param valueCodec     the state's value codec.
+     * @param maxParallelism the job's number of key groups.
+     * @param maxEntrySize   the largest encoded key plus value.
+     * @return the overlay.
+     */
+    static FrontOverlay ofLongLongs(
+        final String stateName, final Long2LongHashMap longLongs, final Codec<Object> keyCodec,
+        final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
+    {
+        return new FrontOverlay(stateName, longLongs, null, null, keyCodec, valueCodec, maxParallelism,
+            maxEntrySize);
     }
 
     /** @return the number of keys. */
     int size()
     {
-        return longs != null ? longs.size() : objects.size();
+        return longLongs != null ? longLongs.size() : longs != null ? longs.size() : objects.size();
     }
 
     /**
@@ -104,7 +126,11 @@ final class FrontOverlay
         final Map<PreservedKey, byte[]> encoded = new HashMap<>((int)Math.min(1 << 30, size() * 4L / 3 + 1));
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(64);
-        if (longs != null)
+        if (longLongs != null)
+        {
+            longLongs.forEachLong((longKey, longValue) -> add(encoded, longKey, longValue, key, value));
+        }
+        else if (longs != null)
         {
             longs.forEachLong((longKey, longValue) -> add(encoded, longKey, longValue, key, value));
         }

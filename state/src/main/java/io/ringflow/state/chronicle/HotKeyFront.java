@@ -56,7 +56,14 @@ final class HotKeyFront
     private final String stateName;
     private final int capacity;
     private final int maxEntrySize;
-    /** The front of {@code Long} keys; null until the first key, or when keys are of another type. */
+    /** Missing value of {@link #longLongs}: a {@code Long} value equal to it never enters the front. */
+    static final long NO_LONG = Long.MIN_VALUE;
+
+    /** Whether the state's values are {@code Long}s: with {@code Long} keys, kept unboxed in {@link #longLongs}. */
+    private final boolean longValues;
+    /** The front of {@code Long} keys and values, unboxed; null until the first key, or when not both are. */
+    private Long2LongHashMap longLongs;
+    /** The front of {@code Long} keys; null until the first key, or when keys are of another type or values Long. */
     private Long2ObjectHashMap<Object> longs;
     /** The front of keys of another type; null until the first key, or when keys are {@code Long}. */
     private HashMap<Object, Object> objects;
@@ -93,11 +100,13 @@ final class HotKeyFront
      * @param stateName    the state's name, for messages.
      * @param capacity     the most keys held, at least 1.
      * @param maxEntrySize the largest encoded key plus value.
+     * @param longValues   whether the state's values are {@code Long}s (kept unboxed with {@code Long} keys).
      */
     HotKeyFront(
         final ChronicleKeyedStateStore store, final StateMap map, final Codec<Object> valueCodec,
-        final String stateName, final int capacity, final int maxEntrySize)
+        final String stateName, final int capacity, final int maxEntrySize, final boolean longValues)
     {
+        this.longValues = longValues;
         if (capacity < 1)
         {
             throw new IllegalArgumentException("a hot-key front holds at least 1 key, not " + capacity);
@@ -118,6 +127,16 @@ final class HotKeyFront
      */
     Object get(final Object key)
     {
+        final Long2LongHashMap longLongs = this.longLongs;
+        if (longLongs != null)
+        {
+            if (!(key instanceof Long))
+            {
+                return null;
+            }
+            final long value = longLongs.get(((Long)key).longValue());
+            return value == NO_LONG ? null : (Object)value;
+        }
         final Long2ObjectHashMap<Object> longs = this.longs;
         if (longs != null)
         {
@@ -125,6 +144,43 @@ final class HotKeyFront
         }
         final HashMap<Object, Object> objects = this.objects;
         return objects != null && key != null && key.getClass() == keyClass ? objects.get(key) : null;
+    }
+
+    /** @return whether keys and values are both {@code Long}s, kept unboxed: {@link #getLong} and {@link #replaceLong}. */
+    boolean holdsLongs()
+    {
+        return longLongs != null;
+    }
+
+    /**
+     * The unboxed {@link #get}, when {@link #holdsLongs()}.
+     *
+     * @param key the current key, a {@code Long}.
+     * @return its value here, or {@link #NO_LONG} when it is not here.
+     */
+    long getLong(final Long key)
+    {
+        return longLongs.get(key.longValue());
+    }
+
+    /**
+     * The unboxed {@link #replace}, when {@link #holdsLongs()}.
+     *
+     * @param key   the current key, a {@code Long}.
+     * @param value its new value, not {@link #NO_LONG}.
+     * @return whether the key was here.
+     */
+    boolean replaceLong(final Long key, final long value)
+    {
+        if (longLongs.replace(key.longValue(), value) == NO_LONG)
+        {
+            return false;
+        }
+        if (map.tracksChanges())
+        {
+            stamp(key);
+        }
+        return true;
     }
 
     /**
@@ -137,8 +193,14 @@ final class HotKeyFront
     boolean replace(final Object key, final Object value)
     {
         final Long2ObjectHashMap<Object> longs = this.longs;
+        final Long2LongHashMap longLongs = this.longLongs;
         final boolean replaced;
-        if (longs != null)
+        if (longLongs != null)
+        {
+            replaced = key instanceof Long && longLongs.replace(((Long)key).longValue(), ((Long)value).longValue()) !=
+                NO_LONG;
+        }
+        else if (longs != null)
         {
             replaced = key instanceof Long && longs.replace(((Long)key).longValue(), value) != null;
         }
@@ -155,10 +217,19 @@ final class HotKeyFront
         return replaced;
     }
 
+    /**
+     * @param value a value about to be written, non-null.
+     * @return whether the front can hold it: every value, except {@link #NO_LONG} when values are kept unboxed.
+     */
+    boolean accepts(final Object value)
+    {
+        return !longValues || ((Long)value).longValue() != NO_LONG;
+    }
+
     /** Stamps a key here as changed now. */
     private void stamp(final Object key)
     {
-        if (longs != null)
+        if (longs != null || longLongs != null)
         {
             if (longStamps == null)
             {
@@ -210,7 +281,12 @@ final class HotKeyFront
         if (keyClass == null)
         {
             keyClass = key.getClass();
-            if (keyClass == Long.class)
+            if (keyClass == Long.class && longValues)
+            {
+                // load factor 1/2 and at least 2 * capacity slots: never resizes, so never allocates again
+                longLongs = new Long2LongHashMap(2 * capacity, 0.5f, NO_LONG);
+            }
+            else if (keyClass == Long.class)
             {
                 // load factor 1/2 and at least 2 * capacity slots: never resizes, so never allocates again
                 longs = new Long2ObjectHashMap<>(2 * capacity, 0.5f);
@@ -225,7 +301,11 @@ final class HotKeyFront
             throw new IllegalStateException("the hot-key front of state '" + stateName + "' holds keys of type " +
                 keyClass.getName() + ", not " + key.getClass().getName());
         }
-        if (longs != null)
+        if (longLongs != null)
+        {
+            longLongs.put(((Long)key).longValue(), ((Long)value).longValue());
+        }
+        else if (longs != null)
         {
             longs.put(((Long)key).longValue(), value);
         }
@@ -252,9 +332,11 @@ final class HotKeyFront
     boolean remove(final Object key)
     {
         final Long2ObjectHashMap<Object> longs = this.longs;
-        if (longs != null)
+        final Long2LongHashMap longLongs = this.longLongs;
+        if (longs != null || longLongs != null)
         {
-            if (!(key instanceof Long) || longs.remove(((Long)key).longValue()) == null)
+            if (!(key instanceof Long) || (longLongs != null ? longLongs.remove(((Long)key).longValue()) == NO_LONG :
+                longs.remove(((Long)key).longValue()) == null))
             {
                 return false;
             }
@@ -331,7 +413,11 @@ final class HotKeyFront
         }
         try
         {
-            if (longs != null)
+            if (longLongs != null)
+            {
+                longLongs.forEachLong((key, value) -> writeBack(key, value));
+            }
+            else if (longs != null)
             {
                 longs.forEachLong((key, value) -> writeBack(key, value));
             }
@@ -368,7 +454,11 @@ final class HotKeyFront
     private int countShadowed()
     {
         final int[] count = new int[1];
-        if (longs != null)
+        if (longLongs != null)
+        {
+            longLongs.forEachLong((key, value) -> count[0] += inChronicle(key) ? 1 : 0);
+        }
+        else if (longs != null)
         {
             longs.forEachLong((key, value) -> count[0] += inChronicle(key) ? 1 : 0);
         }
@@ -395,6 +485,10 @@ final class HotKeyFront
 
     private void empty()
     {
+        if (longLongs != null)
+        {
+            longLongs.clear();
+        }
         if (longs != null)
         {
             longs.clear();
@@ -429,6 +523,27 @@ final class HotKeyFront
         if (size() == 0)
         {
             return null;
+        }
+        if (longLongs != null)
+        {
+            final Long2LongHashMap copy;
+            if (changedSinceBase == Long.MIN_VALUE)
+            {
+                copy = new Long2LongHashMap(longLongs);
+            }
+            else
+            {
+                copy = new Long2LongHashMap(NO_LONG);
+                longLongs.forEachLong((key, value) ->
+                {
+                    if (longStamps != null && longStamps.get(key) >= changedSinceBase)
+                    {
+                        copy.put(key, value);
+                    }
+                });
+            }
+            return copy.isEmpty() ? null : FrontOverlay.ofLongLongs(stateName, copy, keyCodec, valueCodec,
+                maxParallelism, maxEntrySize);
         }
         if (changedSinceBase == Long.MIN_VALUE)
         {
@@ -466,7 +581,8 @@ final class HotKeyFront
     /** @return the keys held, at most {@link #capacity()}. */
     int size()
     {
-        return longs != null ? longs.size() : objects != null ? objects.size() : 0;
+        return longLongs != null ? longLongs.size() : longs != null ? longs.size() : objects != null ?
+            objects.size() : 0;
     }
 
     /** @return the most keys held. */

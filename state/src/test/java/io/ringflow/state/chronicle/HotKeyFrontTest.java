@@ -97,6 +97,44 @@ class HotKeyFrontTest
     }
 
     @Test
+    void longValuesAreHeldUnboxedAndTheOneValueTheFrontCannotHoldGoesToTheMap()
+    {
+        final ChronicleKeyedStateStore store = open(8);
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final ChronicleValueState<Long> state = (ChronicleValueState<Long>)counts;
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 4; key++)
+        {
+            set(store, counts, model, key, key * 100);
+        }
+        final byte[] full = SnapshotContents.take(store, 1);
+        assertThat(state.front().size()).isEqualTo(4);
+        assertThat(state.map().size()).isZero();
+
+        // Long.MIN_VALUE is the unboxed front's missing value: it goes to the map, the key leaves the front
+        set(store, counts, model, 2L, Long.MIN_VALUE);
+        assertThat(counts.value()).isEqualTo(Long.MIN_VALUE);
+        assertThat(state.front().size()).isEqualTo(3);
+        assertThat(state.map().size()).isEqualTo(1);
+        // a new key with it never enters
+        set(store, counts, model, 7L, Long.MIN_VALUE);
+        assertThat(state.front().size()).isEqualTo(3);
+        // and a later value brings the key back
+        set(store, counts, model, 2L, 5L);
+        assertThat(store.entryCount()).isEqualTo(model.size());
+        assertEveryKey(store, counts, model, 8);
+
+        final byte[] delta = SnapshotContents.write(store.incrementalSnapshot(2, 1));
+        assertThat(merge(full, delta)).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+        assertThat(decode(SnapshotContents.take(store, 3))).isEqualTo(SnapshotContents.expected(Map.of("counts",
+            model)));
+        store.writeBackHotKeys();
+        assertEveryKey(store, counts, model, 8);
+        assertThat(state.map().size()).isEqualTo(model.size());
+    }
+
+    @Test
     void theFrontHoldsAtMostItsCapacityAndEntriesAreCountedExactly()
     {
         final ChronicleKeyedStateStore store = open(4);
