@@ -43,7 +43,10 @@ import java.util.concurrent.TimeUnit;
  * bound to the entry, then {@code addValue(1)}: no codec, no key group, no copy-on-write check. Keys are
  * {@code Long}s, drawn uniformly from {@code [0, keys)} and boxed once, in a pre-generated cycle of 2^20; every key
  * holds a value before measurement starts, so every operation updates an existing entry. Chronicle maps are in
- * memory, sized for exactly {@code keys} entries.
+ * memory, sized for exactly {@code keys} entries. The Chronicle store runs as the engine runs it: with its hot-key
+ * front ({@code hotKeys}, default 1,024 keys per state; 0 turns it off) and with a read's lookup left open for the
+ * write that follows ({@code holdLookups}); the fill writes each key once, then the front holds whichever keys it
+ * took first, and turns over when it misses more than it hits.
  *
  * <pre>
  *   pre-generated Long[2^20] --next--> setCurrentKey --> value() --> update(+1)     heap / Chronicle store
@@ -144,6 +147,14 @@ public class ValueStateBenchmark
     @State(Scope.Thread)
     public static class ChronicleCounts
     {
+        /** Capacity of the hot-key front per value state; 0 turns it off. */
+        @Param({"1024"})
+        public int hotKeys;
+
+        /** Whether a read's lookup stays open for the write that follows, as the engine runs the store. */
+        @Param({"true"})
+        public boolean holdLookups;
+
         ChronicleKeyedStateStore store;
         ValueState<Long> counts;
 
@@ -153,8 +164,12 @@ public class ValueStateBenchmark
         @Setup(Level.Trial)
         public void fill(final Keys keys)
         {
-            store = new ChronicleKeyedStateStore(chronicleConfig(keys.keys), CodecRegistry.withBuiltIns(),
-                KeyGroups.DEFAULT_MAX_PARALLELISM, ALL_GROUPS);
+            store = new ChronicleKeyedStateStore(chronicleConfig(keys.keys).withHotKeysPerState(hotKeys),
+                CodecRegistry.withBuiltIns(), KeyGroups.DEFAULT_MAX_PARALLELISM, ALL_GROUPS);
+            if (holdLookups)
+            {
+                store.holdLookups();
+            }
             counts = store.getValueState(COUNTS);
             fillCounts(store, counts, keys.keys);
         }

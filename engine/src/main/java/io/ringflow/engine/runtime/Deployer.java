@@ -377,6 +377,8 @@ public final class Deployer
                 subtask + ": " + ex.getMessage(), ex);
         }
         execution.closeAtEnd(store);
+        // keyed operators clear the current key after every record, before the task can wait for anything
+        store.holdLookups();
         if (config.checkpointing() != null && config.checkpointing().incremental())
         {
             store.trackChanges();

@@ -44,7 +44,7 @@ abstract class ChronicleCellState<V> extends ChronicleState
      */
     final EncodedBytes readStored(final EncodedBytes key, final boolean isRead)
     {
-        if (map.get(key, read) == null)
+        if (fetchStored(key, read) == null)
         {
             return null;
         }
@@ -97,7 +97,31 @@ abstract class ChronicleCellState<V> extends ChronicleState
             TtlValues.putTimestamp(write.buffer(), 0, now());
         }
         write.length(prefix + valueLength);
-        map.put(key, write);
+        putStored(key, write);
+    }
+
+    /**
+     * Reads the current key's stored value; a value state overrides it to keep the key's lookup open for the write
+     * that usually follows.
+     *
+     * @param key  the current key, encoded.
+     * @param into where to copy the value.
+     * @return {@code into} holding the value, or null when the key has none.
+     */
+    EncodedBytes fetchStored(final EncodedBytes key, final EncodedBytes into)
+    {
+        return map.get(key, into);
+    }
+
+    /**
+     * Stores the current key's value; a value state overrides it to write through the lookup its read left open.
+     *
+     * @param key   the current key, encoded.
+     * @param value the encoded value, checked against the maximum entry size.
+     */
+    void putStored(final EncodedBytes key, final EncodedBytes value)
+    {
+        map.put(key, value);
     }
 
     @Override

@@ -189,6 +189,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private Class<?> keyClass;
     private Codec<Object> keyCodec;
     private boolean closed;
+    /** The state that keeps a lookup of the current key open between a read and a write, or null. Task thread. */
+    private ChronicleState holding;
+    /** Whether value states may keep a read's lookup open for the write that follows; see {@link #holdLookups}. */
+    private boolean holdLookups;
     /** Map files created so far; names the next. */
     private int mapFilesCreated;
     /** Whether changes are tracked for incremental snapshots. */
@@ -241,6 +245,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public void setCurrentKey(final Object key)
     {
+        if (holding != null)
+        {
+            releaseHeld();
+        }
         currentKey = key;
         currentKeyEncoded = false;
     }
@@ -402,6 +410,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /** A full snapshot when {@code baseCheckpointId} is negative, else a delta against it. */
     private KeyedStateSnapshot takeSnapshot(final long checkpointId, final long baseCheckpointId)
     {
+        releaseHeld();
         checkOpen();
         final boolean delta = baseCheckpointId >= 0;
         final PendingStatePart[] parts = new PendingStatePart[maps.size()];
@@ -442,6 +451,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public void restore(final List<KeyedSnapshotReader> snapshots)
     {
+        releaseHeld();
         checkOpen();
         if (!declared.isEmpty())
         {
@@ -548,6 +558,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public long entryCount()
     {
+        releaseHeld();
         long count = 0;
         for (final StateMap map : maps.values())
         {
@@ -570,6 +581,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      */
     public void writeBackHotKeys()
     {
+        releaseHeld();
         checkOpen();
         RuntimeException failure = null;
         for (final ChronicleState state : declared.values())
@@ -603,6 +615,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             return;
         }
         closed = true;
+        releaseHeld();
         for (final ChronicleState state : declared.values())
         {
             // discarded, not written back: the state goes with the store
@@ -644,6 +657,60 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     public Path filesDirectory()
     {
         return files;
+    }
+
+    /**
+     * Lets value states (without time-to-live) keep the lookup of a read from the map open, its segment locked, until
+     * the write of the same key that usually follows, a clear, or the next {@link #setCurrentKey}: a read-then-write
+     * then costs one map lookup instead of two. The caller promises to call {@code setCurrentKey} (with null when it
+     * is done) after each record, and never to wait for a snapshot flusher while a key is current: a flusher that
+     * reaches the locked segment waits for it. The engine's keyed operators keep this promise. Task thread, before
+     * any state is declared.
+     */
+    public void holdLookups()
+    {
+        holdLookups = true;
+    }
+
+    /** @return whether value states may keep a read's lookup open; see {@link #holdLookups}. */
+    boolean holdsLookups()
+    {
+        return holdLookups;
+    }
+
+    /**
+     * A state is about to leave a lookup of the current key open: any other state's open lookup is closed first, so
+     * at most one is open. Task thread.
+     *
+     * @param state the state.
+     */
+    void holdOpen(final ChronicleState state)
+    {
+        if (holding != null && holding != state)
+        {
+            releaseHeld();
+        }
+        holding = state;
+    }
+
+    /** @param state a state that closed its open lookup itself (by writing through it). Task thread. */
+    void heldReleased(final ChronicleState state)
+    {
+        if (holding == state)
+        {
+            holding = null;
+        }
+    }
+
+    /** Closes the open lookup of the current key, if a state keeps one. Task thread. */
+    void releaseHeld()
+    {
+        final ChronicleState state = holding;
+        if (state != null)
+        {
+            holding = null;
+            state.releaseHeld();
+        }
     }
 
     /**

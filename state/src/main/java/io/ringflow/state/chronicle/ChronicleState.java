@@ -91,6 +91,14 @@ abstract class ChronicleState implements State
     }
 
     /**
+     * Closes the lookup this state keeps open between a read and a write of the current key, if any. Task thread;
+     * called by the store before anything else touches this state's map, and when the current key changes.
+     */
+    void releaseHeld()
+    {
+    }
+
+    /**
      * Marks a snapshot's barrier in this state's hot-key front: entries changed from now on are changed after it.
      * Task thread, after {@link #frontOverlay}.
      *

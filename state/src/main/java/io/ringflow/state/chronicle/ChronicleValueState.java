@@ -3,6 +3,7 @@ package io.ringflow.state.chronicle;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
 
 /**
  * A {@link ValueState} kept in a {@link StateMap}: one stored value per key, the value as its codec encodes it
@@ -44,6 +45,12 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     private Object probedKey;
     /** Whether {@link #probedKey} had a map entry. */
     private boolean probedPresent;
+    /**
+     * The lookup of the current key a read of the map left open (its segment's update lock held), so the write that
+     * usually follows takes no second lookup; null when none. Without a time-to-live only. Closed by the write, a
+     * clear, or the store ({@link #releaseHeld}) when the current key changes or anything else needs the map.
+     */
+    private ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> held;
 
     /**
      * @param store        the store, which holds the current key.
@@ -149,7 +156,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     {
         probedKey = null;
         final EncodedBytes storedKey = currentKey();
-        final boolean wasShadowed = front.get(key) != null && map.contains(storedKey);
+        final boolean wasShadowed = front.get(key) != null && containsStored(storedKey);
         writeCell(value);
         if (front.remove(key) && wasShadowed)
         {
@@ -181,7 +188,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
         else
         {
-            final boolean inChronicle = key.equals(probedKey) ? probedPresent : map.contains(storedKey);
+            final boolean inChronicle = key.equals(probedKey) ? probedPresent : containsStored(storedKey);
             probedKey = null;
             front.insert(key, value, keyLength, inChronicle);
         }
@@ -223,23 +230,88 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         final HotKeyFront front = this.front;
         if (front == null)
         {
-            super.clear();
+            removeStored(currentKey());
             return;
         }
         probedKey = null;
         final EncodedBytes storedKey = currentKey();
         if (!front.remove(store.currentKey()))
         {
-            map.remove(storedKey);
+            removeStored(storedKey);
             return;
         }
-        if (map.remove(storedKey))
+        if (removeStored(storedKey))
         {
             front.unshadow();
         }
         else
         {
             map.recordChange(storedKey);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Without a time-to-live, and when the store allows it ({@link ChronicleKeyedStateStore#holdLookups}), leaves
+     * the lookup open ({@link #held}) for the write that usually follows.
+     */
+    @Override
+    EncodedBytes fetchStored(final EncodedBytes key, final EncodedBytes into)
+    {
+        if (ttl != null || !store.holdsLookups())
+        {
+            return map.get(key, into);
+        }
+        if (held == null)
+        {
+            store.holdOpen(this);
+            held = map.openHeld(key);
+        }
+        return StateMap.readHeld(held, into);
+    }
+
+    @Override
+    void putStored(final EncodedBytes key, final EncodedBytes value)
+    {
+        final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = held;
+        if (context == null)
+        {
+            map.put(key, value);
+            return;
+        }
+        held = null;
+        store.heldReleased(this);
+        map.putHeld(context, key, value);
+    }
+
+    /** Removes the current key's map entry, through the open lookup if there is one; whether it had one. */
+    private boolean removeStored(final EncodedBytes key)
+    {
+        final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = held;
+        if (context == null)
+        {
+            return map.remove(key);
+        }
+        held = null;
+        store.heldReleased(this);
+        return map.removeHeld(context, key);
+    }
+
+    /** Whether the current key has a map entry, through the open lookup if there is one. */
+    private boolean containsStored(final EncodedBytes key)
+    {
+        return held != null ? held.entry() != null : map.contains(key);
+    }
+
+    @Override
+    void releaseHeld()
+    {
+        final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = held;
+        if (context != null)
+        {
+            held = null;
+            context.close();
         }
     }
 

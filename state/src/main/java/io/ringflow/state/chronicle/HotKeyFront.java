@@ -411,6 +411,8 @@ final class HotKeyFront
         {
             return;
         }
+        // a lookup left open on this map (a read waiting for its write) is closed first: the map is written now
+        store.releaseHeld();
         try
         {
             if (longLongs != null)

@@ -171,23 +171,118 @@ final class StateMap
         try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
         {
             context.updateLock().lock();
+            return write(context, key, value);
+        }
+    }
+
+    /** The write of {@link #put}, under the key's update lock; false when it would grow and cannot. */
+    private boolean write(final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context, final EncodedBytes key,
+        final EncodedBytes value)
+    {
+        final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
+        if (entry != null && value.length() > entry.value().size() && tiers.getExtraTiersInUse() >= maxExtraTiers)
+        {
+            return false;
+        }
+        preserve(context.segmentIndex(), key, entry);
+        recordChange(key);
+        final Data<EncodedBytes> data = context.wrapValueAsData(value);
+        if (entry != null)
+        {
+            context.replaceValue(entry, data);
+        }
+        else
+        {
+            context.insert(context.absentEntry(), data);
+        }
+        return true;
+    }
+
+    /**
+     * Opens a query context on {@code key} holding its segment's update lock, for a read followed by a write of the
+     * same key with one lookup ({@link #readHeld}, then {@link #putHeld} or {@link #removeHeld}, or a plain close).
+     * The caller closes it, and must not touch this map otherwise until it has; a flusher reading the segment waits
+     * for it. Task thread.
+     *
+     * @param key the stored key.
+     * @return the open context.
+     */
+    ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> openHeld(final EncodedBytes key)
+    {
+        final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key);
+        try
+        {
+            context.updateLock().lock();
+            return context;
+        }
+        catch (final RuntimeException ex)
+        {
+            context.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * @param context a context of {@link #openHeld}.
+     * @param into    where to copy the value.
+     * @return {@code into} holding the key's value, or null when it has none.
+     */
+    static EncodedBytes readHeld(final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context,
+        final EncodedBytes into)
+    {
+        final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
+        return entry == null ? null : entry.value().getUsing(into);
+    }
+
+    /**
+     * {@link #put} through a context of {@link #openHeld}, which it closes in every case.
+     *
+     * @param context the open context of {@code key}.
+     * @param key     the stored key.
+     * @param value   the encoded value, already checked against the maximum entry size.
+     * @throws IllegalStateException when the map may have to grow and cannot; nothing was changed.
+     */
+    void putHeld(final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context, final EncodedBytes key,
+        final EncodedBytes value)
+    {
+        final boolean written;
+        try (context)
+        {
+            written = write(context, key, value);
+        }
+        catch (final ClosedIllegalStateException closed)
+        {
+            throw closed;
+        }
+        catch (final IllegalStateException | IllegalArgumentException refused)
+        {
+            throw refused(key.length() - StoredKeyLayout.KEY_OFFSET, value.length(), refused);
+        }
+        if (!written)
+        {
+            throw full("no segment tier is left for its value to grow into", null);
+        }
+    }
+
+    /**
+     * {@link #remove(EncodedBytes)} through a context of {@link #openHeld}, which it closes in every case.
+     *
+     * @param context the open context of {@code key}.
+     * @param key     the stored key.
+     * @return whether the key had a value.
+     */
+    boolean removeHeld(final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context, final EncodedBytes key)
+    {
+        try (context)
+        {
             final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
-            if (entry != null && value.length() > entry.value().size() &&
-                tiers.getExtraTiersInUse() >= maxExtraTiers)
+            if (entry == null)
             {
                 return false;
             }
             preserve(context.segmentIndex(), key, entry);
             recordChange(key);
-            final Data<EncodedBytes> data = context.wrapValueAsData(value);
-            if (entry != null)
-            {
-                context.replaceValue(entry, data);
-            }
-            else
-            {
-                context.insert(context.absentEntry(), data);
-            }
+            context.remove(entry);
             return true;
         }
     }
