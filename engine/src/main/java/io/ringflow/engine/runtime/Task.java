@@ -321,7 +321,8 @@ abstract class Task implements Runnable, BackPressure
     /**
      * Captures one operator's keyed state: full and in the checkpoint's folder without a plan (savepoints, or no
      * incremental snapshots); with one, a delta on top of the subtask's chain in the plan's base when the store can
-     * take it, else a full snapshot that starts a new chain, both for the shared area.
+     * take it and not so much changed that a full snapshot is cheaper, else a full snapshot that starts a new chain,
+     * both for the shared area.
      */
     private static void snapshotKeyed(final TaskSnapshot taken, final long checkpointId, final int index,
         final OperatorRuntime runtime, final io.ringflow.state.keyed.KeyedStateStore keyed, final long entries,
@@ -335,7 +336,7 @@ abstract class Task implements Runnable, BackPressure
         final java.util.List<io.ringflow.state.checkpoint.StateHandle> chain =
             plan.chainToExtend(runtime.uid(), runtime.subtaskIndex(), runtime.parallelism());
         final long baseId = plan.base() == null ? -1 : plan.base().checkpointId();
-        if (!chain.isEmpty() && keyed.canSnapshotIncrementally(baseId))
+        if (!chain.isEmpty() && keyed.canSnapshotIncrementally(baseId) && !keyed.prefersFullSnapshot(baseId))
         {
             taken.keyed(index, keyed.incrementalSnapshot(checkpointId, baseId), entries, chain);
             return;

@@ -28,6 +28,10 @@ final class FrontOverlay
     private final String stateName;
     /** The copied front of {@code Long} keys and values, or null. */
     private final Long2LongHashMap longLongs;
+    /** With {@link #longLongs} for a delta: the copied change stamps; entries stamped before the base are left out. */
+    private final Long2LongHashMap longStamps;
+    /** The delta's base, or {@code Long.MIN_VALUE} for every entry. */
+    private final long changedSinceBase;
     /** The copied front of {@code Long} keys, or null. */
     private final Long2ObjectHashMap<Object> longs;
     /** The copied front of keys of another type, or null. */
@@ -38,11 +42,14 @@ final class FrontOverlay
     private final int maxEntrySize;
 
     private FrontOverlay(
-        final String stateName, final Long2LongHashMap longLongs, final Long2ObjectHashMap<Object> longs,
-        final Map<Object, Object> objects, final Codec<Object> keyCodec, final Codec<Object> valueCodec,
-        final int maxParallelism, final int maxEntrySize)
+        final String stateName, final Long2LongHashMap longLongs, final Long2LongHashMap longStamps,
+        final long changedSinceBase, final Long2ObjectHashMap<Object> longs, final Map<Object, Object> objects,
+        final Codec<Object> keyCodec, final Codec<Object> valueCodec, final int maxParallelism,
+        final int maxEntrySize)
     {
         this.longLongs = longLongs;
+        this.longStamps = longStamps;
+        this.changedSinceBase = changedSinceBase;
         if (keyCodec == null)
         {
             throw new IllegalStateException("state '" + stateName + "' has hot keys but its store no key codec");
@@ -69,7 +76,7 @@ final class FrontOverlay
         final String stateName, final Long2ObjectHashMap<Object> longs, final Codec<Object> keyCodec,
         final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, null, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+        return new FrontOverlay(stateName, null, null, Long.MIN_VALUE, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
     }
 
     /**
@@ -85,25 +92,31 @@ final class FrontOverlay
         final String stateName, final Map<Object, Object> objects, final Codec<Object> keyCodec,
         final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, null, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+        return new FrontOverlay(stateName, null, null, Long.MIN_VALUE, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
     }
 
     /**
-     * @param stateName      the state's name, for messages.
-     * @param longLongs      a copy of the front's map of {@code Long} keys to unboxed {@code Long} values, owned from
-     *                       now on.
-     * @param keyCodec       the store's key codec.
-     * @param valueCodec     the state's value codec.
-     * @param maxParallelism the job's number of key groups.
-     * @param maxEntrySize   the largest encoded key plus value.
+     * @param stateName        the state's name, for messages.
+     * @param longLongs        a copy of the front's map of {@code Long} keys to unboxed {@code Long} values, owned
+     *                         from now on.
+     * @param longStamps       for a delta, a copy of the front's change stamps (see {@link HotKeyFront}), owned from
+     *                         now on; null for a full snapshot.
+     * @param changedSinceBase for a delta, its base: only entries stamped with it or later are emitted;
+     *                         {@code Long.MIN_VALUE} for a full snapshot. Filtering on the flusher keeps the barrier's
+     *                         work to two array copies.
+     * @param keyCodec         the store's key codec.
+     * @param valueCodec       the state's value codec.
+     * @param maxParallelism   the job's number of key groups.
+     * @param maxEntrySize     the largest encoded key plus value.
      * @return the overlay.
      */
     static FrontOverlay ofLongLongs(
-        final String stateName, final Long2LongHashMap longLongs, final Codec<Object> keyCodec,
-        final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
+        final String stateName, final Long2LongHashMap longLongs, final Long2LongHashMap longStamps,
+        final long changedSinceBase, final Codec<Object> keyCodec, final Codec<Object> valueCodec,
+        final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, longLongs, null, null, keyCodec, valueCodec, maxParallelism,
-            maxEntrySize);
+        return new FrontOverlay(stateName, longLongs, longStamps, changedSinceBase, null, null, keyCodec, valueCodec,
+            maxParallelism, maxEntrySize);
     }
 
     /** @return the number of keys. */
@@ -128,7 +141,13 @@ final class FrontOverlay
         final EncodedBytes value = new EncodedBytes(64);
         if (longLongs != null)
         {
-            longLongs.forEachLong((longKey, longValue) -> add(encoded, longKey, longValue, key, value));
+            longLongs.forEachLong((longKey, longValue) ->
+            {
+                if (longStamps == null || longStamps.get(longKey) >= changedSinceBase)
+                {
+                    add(encoded, longKey, longValue, key, value);
+                }
+            });
         }
         else if (longs != null)
         {

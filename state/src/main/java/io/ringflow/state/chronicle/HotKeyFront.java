@@ -528,24 +528,15 @@ final class HotKeyFront
         }
         if (longLongs != null)
         {
-            final Long2LongHashMap copy;
             if (changedSinceBase == Long.MIN_VALUE)
             {
-                copy = new Long2LongHashMap(longLongs);
+                return FrontOverlay.ofLongLongs(stateName, new Long2LongHashMap(longLongs), null, Long.MIN_VALUE,
+                    keyCodec, valueCodec, maxParallelism, maxEntrySize);
             }
-            else
-            {
-                copy = new Long2LongHashMap(NO_LONG);
-                longLongs.forEachLong((key, value) ->
-                {
-                    if (longStamps != null && longStamps.get(key) >= changedSinceBase)
-                    {
-                        copy.put(key, value);
-                    }
-                });
-            }
-            return copy.isEmpty() ? null : FrontOverlay.ofLongLongs(stateName, copy, keyCodec, valueCodec,
-                maxParallelism, maxEntrySize);
+            // a delta: both maps copied whole (array copies), the flusher leaves out what is older than the base
+            return longStamps == null ? null : FrontOverlay.ofLongLongs(stateName, new Long2LongHashMap(longLongs),
+                new Long2LongHashMap(longStamps), changedSinceBase, keyCodec, valueCodec, maxParallelism,
+                maxEntrySize);
         }
         if (changedSinceBase == Long.MIN_VALUE)
         {

@@ -392,6 +392,24 @@ final class StateMap
     }
 
     /**
+     * @param baseCheckpointId a snapshot taken earlier.
+     * @return an upper bound of the keys changed since its barrier, including the current interval (a key changed in
+     *     several intervals counts once per interval). Task thread.
+     */
+    long changedKeysSince(final long baseCheckpointId)
+    {
+        long changed = changes == null ? 0 : changes.size();
+        for (final SealedChanges interval : sealed)
+        {
+            if (interval.checkpointId() > baseCheckpointId)
+            {
+                changed += interval.keys().size();
+            }
+        }
+        return changed;
+    }
+
+    /**
      * Forgets the intervals that end at or before a snapshot no later delta will be based on. Task thread.
      *
      * @param checkpointId the oldest base still possible.

@@ -113,6 +113,16 @@ public interface KeyedStateStore
     }
 
     /**
+     * @param baseCheckpointId a base for which {@link #canSnapshotIncrementally} is true.
+     * @return whether so much changed since the base that a full snapshot is cheaper to write than a delta (which
+     *     looks each changed key up, where a full snapshot scans), and also cuts the chain; false by default.
+     */
+    default boolean prefersFullSnapshot(final long baseCheckpointId)
+    {
+        return false;
+    }
+
+    /**
      * The synchronous part of a delta snapshot, on the task thread at the barrier, like {@link #snapshot}: what it
      * returns holds, as of the barrier, every (state, key) that changed since {@code baseCheckpointId}'s barrier,
      * with its entries or a tombstone ({@link io.ringflow.state.snapshot.KeyedSnapshotFormat}). Restored on top of
