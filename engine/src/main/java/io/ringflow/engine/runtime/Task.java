@@ -299,6 +299,11 @@ abstract class Task implements Runnable, BackPressure
                     }
                     snapshotKeyed(taken, checkpointId, i, runtimes[i], keyed, entries, plan);
                 }
+                else if (keyed != null)
+                {
+                    // empty: this checkpoint records no keyed state, so no later delta can build on what changed
+                    keyed.forgetAllChanges();
+                }
                 final OperatorStateStore operatorState = runtimes[i].operatorStateStore();
                 if (operatorState != null && !operatorState.isEmpty())
                 {
@@ -462,6 +467,15 @@ abstract class Task implements Runnable, BackPressure
             for (final ChannelWriter writer : writers)
             {
                 writer.flush();
+            }
+            // and let go of any state lookup a record left open, so a snapshot flusher never waits for this wait
+            for (final StreamOperator operator : chain)
+            {
+                final io.ringflow.state.keyed.KeyedStateStore keyed = operator.runtime().keyedStateStore();
+                if (keyed != null)
+                {
+                    keyed.beforeWaiting();
+                }
             }
         }
         backPressureIdle.idle();

@@ -63,6 +63,11 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     private final Path sharedDirectory;
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
     private final Map<String, Long> pendingShared = new HashMap<>();
+    /**
+     * Pending checkpoints discarded so far: a shared file created for one of them afterwards would belong to no
+     * pending checkpoint ever stored or discarded again, so it is refused. Bounded by the checkpoints of a run.
+     */
+    private final Set<Long> discarded = new HashSet<>();
 
     /**
      * @param directory where checkpoints go; created if missing.
@@ -167,6 +172,11 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         {
             throw new IOException("cannot create shared state file " + target + " for checkpoint " + checkpointId +
                 ": that checkpoint is already stored");
+        }
+        if (discarded.contains(checkpointId))
+        {
+            throw new IOException("cannot create shared state file " + target + " for checkpoint " + checkpointId +
+                ": that checkpoint was discarded (aborted, declined or expired)");
         }
         final Long owner = pendingShared.get(name);
         if (owner != null)
@@ -277,6 +287,10 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void discardPending(final long checkpointId) throws IOException
     {
+        if (!Files.exists(directory.resolve(PREFIX + checkpointId).resolve(METADATA)))
+        {
+            discarded.add(checkpointId);
+        }
         final Path folder = directory.resolve(PREFIX + checkpointId);
         if (Files.isDirectory(folder) && !Files.exists(folder.resolve(METADATA)))
         {
@@ -339,23 +353,34 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         Files.move(temp, folder.resolve(METADATA), StandardCopyOption.ATOMIC_MOVE);
         fsyncDirectory(folder);
         pendingShared.values().removeIf(id -> id == metadata.checkpointId());
-        final List<Long> committed = new ArrayList<>();
-        for (final long id : checkpointIds())
+        // committed: from here on a failure to clean up is logged and retried at the next store, never thrown (the
+        // caller would take a stored checkpoint for a failed one)
+        try
         {
-            if (id < metadata.checkpointId() && isCommittedCheckpoint(id))
+            final List<Long> committed = new ArrayList<>();
+            for (final long id : checkpointIds())
             {
-                committed.add(id);
+                if (id < metadata.checkpointId() && isCommittedCheckpoint(id))
+                {
+                    committed.add(id);
+                }
             }
+            // the new checkpoint counts as one of the retained
+            for (int i = 0; i < committed.size() - (Math.max(1, retained) - 1); i++)
+            {
+                if (!pinned.contains(committed.get(i)))
+                {
+                    deleteRecursively(directory.resolve(PREFIX + committed.get(i)));
+                }
+            }
+            collectSharedGarbage();
         }
-        // the new checkpoint counts as one of the retained
-        for (int i = 0; i < committed.size() - (Math.max(1, retained) - 1); i++)
+        catch (final IOException | RuntimeException ex)
         {
-            if (!pinned.contains(committed.get(i)))
-            {
-                deleteRecursively(directory.resolve(PREFIX + committed.get(i)));
-            }
+            System.getLogger(DirectoryCheckpointStorage.class.getName()).log(System.Logger.Level.WARNING,
+                "checkpoint " + metadata.checkpointId() + " is stored, but older checkpoints or unreferenced shared " +
+                "files in " + directory + " could not all be deleted; retried at the next checkpoint", ex);
         }
-        collectSharedGarbage();
     }
 
     /**
@@ -384,7 +409,16 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
                 if (!referenced.contains(name) && !pendingShared.containsKey(base) &&
                     !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS))
                 {
-                    Files.deleteIfExists(file);
+                    try
+                    {
+                        Files.deleteIfExists(file);
+                    }
+                    catch (final IOException ex)
+                    {
+                        // after the commit point: a file left behind is retried at the next store, never an error
+                        System.getLogger(DirectoryCheckpointStorage.class.getName()).log(
+                            System.Logger.Level.WARNING, "cannot delete unreferenced shared state file " + file, ex);
+                    }
                 }
             }
         }

@@ -171,6 +171,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         System.setProperty("chronicle.analytics.disable", "true");
     }
 
+    /** The most snapshots whose changes are kept as possible bases of a delta; older ones are forgotten. */
+    static final int MAX_POSSIBLE_BASES = 64;
+
     /** Bytes Chronicle Map adds to an entry beyond the key and value: their sizes, stop-bit encoded, and slack. */
     private static final int ENTRY_OVERHEAD = 16;
 
@@ -366,6 +369,23 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
     }
 
+    /** {@inheritDoc} Closes a lookup a value state keeps open ({@link #holdLookups}). */
+    @Override
+    public void beforeWaiting()
+    {
+        releaseHeld();
+    }
+
+    @Override
+    public void forgetAllChanges()
+    {
+        sealedSnapshots.clear();
+        for (final StateMap map : maps.values())
+        {
+            map.clearChanges();
+        }
+    }
+
     @Override
     public boolean canSnapshotIncrementally(final long baseCheckpointId)
     {
@@ -460,6 +480,13 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         if (trackingChanges)
         {
             sealedSnapshots.addLast(checkpointId);
+            if (sealedSnapshots.size() > MAX_POSSIBLE_BASES)
+            {
+                // no checkpoint committed for a long while: the oldest snapshots stop being possible bases (a later
+                // checkpoint built on one of them is taken full), so the change sets stay bounded
+                forgetChangesUpTo(sealedSnapshots.peekFirst());
+                sealedSnapshots.removeFirst();
+            }
         }
         for (final PendingStatePart part : parts)
         {
@@ -635,7 +662,15 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             return;
         }
         closed = true;
-        releaseHeld();
+        try
+        {
+            releaseHeld();
+        }
+        catch (final RuntimeException ex)
+        {
+            // a lookup left open by another thread cannot be closed from this one; the maps are closed anyway
+            holding = null;
+        }
         for (final ChronicleState state : declared.values())
         {
             // discarded, not written back: the state goes with the store

@@ -120,6 +120,12 @@ final class PendingStateDelta extends PendingStatePart
                     context.updateLock().lock();
                     segment = context.segmentIndex();
                     atBarrier = preserved.putIfAbsent(changedKey, READ);
+                    if (atBarrier != null && atBarrier != READ)
+                    {
+                        // emitted now from the preserved value: marked read, so a key in several change sets is
+                        // emitted once (the task preserves nothing more for it: the lock is held)
+                        preserved.put(changedKey, READ);
+                    }
                     if (atBarrier == null)
                     {
                         final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();

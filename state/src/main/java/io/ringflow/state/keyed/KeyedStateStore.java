@@ -94,6 +94,23 @@ public interface KeyedStateStore
     KeyedStateSnapshot snapshot(long checkpointId);
 
     /**
+     * The task thread is about to wait (for room in a full output ring) in the middle of a record: let go of anything
+     * a snapshot flusher could have to wait for, such as a lookup kept open between a read and a write. State handles
+     * keep working as before afterwards. Does nothing by default.
+     */
+    default void beforeWaiting()
+    {
+    }
+
+    /**
+     * Forgets every change recorded so far, sealed or not: the store holds nothing a delta could be based on (it is
+     * empty at a barrier, so the checkpoint records no keyed state for it). Does nothing when changes are not tracked.
+     */
+    default void forgetAllChanges()
+    {
+    }
+
+    /**
      * Starts recording which entries change, so that {@link #incrementalSnapshot} can be taken. Called once, before
      * any state is declared or restored. A backend that cannot snapshot incrementally ignores it (the default), and
      * {@link #canSnapshotIncrementally} then always says no.

@@ -22,9 +22,8 @@ import java.util.TreeSet;
  *
  * <p>The merge goes one key group at a time (memory: one key group's entries, plus the merged result), applying the
  * chain's entries in order: an entry sets its (state, key, user key), a tombstone removes the (state, key) with all of
- * its user keys. States are matched by name; a state's description is taken from the newest file that has it (a
- * chain is written by one run of one subtask, so its states are described the same way in every file that has them;
- * descriptions that differ are refused, naming the state).
+ * its user keys. States are matched by name; a chain is written by one run of one subtask, so its states are described
+ * the same way in every file that has them, and descriptions that differ are refused, naming the state.
  *
  * <p>Thread contract: none; a pure function of its inputs.
  */

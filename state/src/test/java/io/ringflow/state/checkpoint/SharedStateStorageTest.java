@@ -174,6 +174,11 @@ class SharedStateStorageTest
         storage.discardPending(4);
         assertThat(storage.checkpointIds()).containsExactly(1L, 4L);
         assertPresent(storage, base1, odd);
+
+        // a flusher late for a discarded checkpoint cannot leave a file that nothing would ever own
+        assertThatThrownBy(() -> storage.createSharedStateOutput(2, "late-2")).isInstanceOf(IOException.class)
+            .hasMessageContaining("late-2").hasMessageContaining("discarded");
+        writeShared(storage, 5, "fine-5");
     }
 
     @ParameterizedTest

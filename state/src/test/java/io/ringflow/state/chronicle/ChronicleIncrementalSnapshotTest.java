@@ -137,6 +137,54 @@ class ChronicleIncrementalSnapshotTest
     }
 
     @Test
+    void aKeyChangedInSeveralIntervalsAndPreservedIsInTheDeltaOnce() throws Exception
+    {
+        final ChronicleKeyedStateStore store = new ChronicleKeyedStateStore(ChronicleStateConfig.defaults()
+            .withExpectedEntriesPerState(20_000).withHotKeysPerState(0), CodecRegistry.withBuiltIns(),
+            MAX_PARALLELISM, ALL);
+        stores.add(store);
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        store.setCurrentKey(1L);
+        counts.update(1L);
+        final byte[] full = SnapshotContents.take(store, 1);
+        counts.update(2L);
+        SnapshotContents.take(store, 2);
+        counts.update(3L);
+        // key 1 is in the change sets of intervals 2 and 3; the task changes it again before the flush reads it
+        final KeyedStateSnapshot delta = store.incrementalSnapshot(3, 1);
+        counts.update(4L);
+        final byte[] bytes = SnapshotContents.write(delta);
+        assertThat(SnapshotContents.rawEntries(bytes)).hasSize(1);
+        assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(List.of(SnapshotContents.reader(full),
+            SnapshotContents.reader(bytes)), ALL), CodecRegistry.withBuiltIns()).get("counts"))
+            .containsExactly(Map.entry(1L, 3L));
+    }
+
+    @Test
+    void changesAreForgottenWhenTheStoreIsEmptyOrNoBaseCommitsForLong()
+    {
+        final ChronicleKeyedStateStore store = open();
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        store.setCurrentKey(1L);
+        counts.update(1L);
+        SnapshotContents.take(store, 1);
+        store.forgetAllChanges();
+        assertThat(store.canSnapshotIncrementally(1)).isFalse();
+
+        for (long id = 2; id < 2 + ChronicleKeyedStateStore.MAX_POSSIBLE_BASES + 6; id++)
+        {
+            counts.update(id);
+            SnapshotContents.take(store, id);
+        }
+        final long last = 1 + ChronicleKeyedStateStore.MAX_POSSIBLE_BASES + 6;
+        assertThat(store.canSnapshotIncrementally(2)).as("the oldest are no longer bases").isFalse();
+        assertThat(store.canSnapshotIncrementally(last - ChronicleKeyedStateStore.MAX_POSSIBLE_BASES + 1)).isTrue();
+        assertThat(store.canSnapshotIncrementally(last)).isTrue();
+    }
+
+    @Test
     void noDeltaWithoutTrackingOrAfterARestoreOrAgainstAForgottenBase()
     {
         final ChronicleKeyedStateStore untracked = open();

@@ -110,6 +110,35 @@ class HeldLookupTest
         assertThat(counts.value()).isEqualTo(10L);
     }
 
+    @Test
+    void beforeWaitingLetsAFlusherReadTheSegmentOfAnOpenLookup() throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(0);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        store.setCurrentKey(1L);
+        counts.update(10L);
+        store.setCurrentKey(null);
+        final KeyedStateSnapshot pending = store.snapshot(1);
+        store.setCurrentKey(1L);
+        final long count = counts.value();
+        // the task would now wait for room in a full output ring: the flush must not wait for the task
+        store.beforeWaiting();
+        final ExecutorService flusher = Executors.newSingleThreadExecutor();
+        try
+        {
+            final byte[] written = flusher.submit(() -> SnapshotContents.write(pending)).get(60, TimeUnit.SECONDS);
+            assertThat(SnapshotContents.decode(written, CodecRegistry.withBuiltIns()).get("counts"))
+                .containsExactly(Map.entry(1L, 10L));
+        }
+        finally
+        {
+            flusher.shutdownNow();
+        }
+        counts.update(count + 1);
+        assertThat(counts.value()).isEqualTo(11L);
+        store.setCurrentKey(null);
+    }
+
     /**
      * Seeded random records over a value state with a small front (so both the front and the map paths run) and a
      * value state without one: each record reads then writes or clears some keys' states, then clears the current
