@@ -417,6 +417,8 @@ public final class CheckpointHarness
             checkpoints.unaligned(true);
         }
         return JobConfig.builder()
+            // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
+            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP)
             .ringSize(ring)
             .idleStrategy(idle)
             .checkpointingMode(barriers == Barriers.AT_LEAST_ONCE ? CheckpointingMode.AT_LEAST_ONCE :

@@ -103,7 +103,9 @@ public class CheckpointLatencyBenchmark
     public void start()
     {
         final JobConfig.Builder config = JobConfig.builder()
-            .idleStrategy(idleStrategy).checkpointingMode(checkpointingMode).chaining(true);
+            .idleStrategy(idleStrategy).checkpointingMode(checkpointingMode).chaining(true)
+            // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
+            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP);
         final io.ringflow.engine.api.CheckpointConfig.Builder checkpoints =
             io.ringflow.engine.api.CheckpointConfig.every(java.time.Duration.ofDays(1)).unaligned(unaligned);
         if ("DIRECTORY".equals(storage))

@@ -249,6 +249,8 @@ public final class LatencyHarness
         throws InterruptedException
     {
         final JobConfig.Builder builder = JobConfig.builder()
+            // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
+            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP)
             .defaultParallelism(1)
             .chaining(options.chaining)
             .idleStrategy(options.idle);

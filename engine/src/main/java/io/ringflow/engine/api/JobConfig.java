@@ -240,7 +240,7 @@ public final class JobConfig
         private RestartStrategy restartStrategy = RestartStrategy.none();
         private Path restoreFrom;
         private boolean allowNonRestoredState;
-        private StateBackendKind stateBackend = StateBackendKind.HEAP;
+        private StateBackendKind stateBackend = StateBackendKind.CHRONICLE;
         private ChronicleStateConfig chronicleState = ChronicleStateConfig.defaults();
 
         private Builder()
@@ -389,7 +389,7 @@ public final class JobConfig
         }
 
         /**
-         * @param value where keyed state lives (default {@link StateBackendKind#HEAP}).
+         * @param value where keyed state lives (default {@link StateBackendKind#CHRONICLE}).
          * @return this
          */
         public Builder stateBackend(final StateBackendKind value)

@@ -331,6 +331,8 @@ class RecoveryTest
     {
         final CountingJob job = new CountingJob(KEYS);
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            // the heap backend writes it, so the restores (default backend: Chronicle) also cross backends
+            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP)
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
                 .retainOnCancel(true).build())
             .build());

@@ -145,8 +145,9 @@ public final class PageViewCommand implements Callable<Integer>
         description = "With -s: start even if the checkpoint holds state of operators this job does not have.")
     private boolean allowNonRestoredState;
 
-    @Option(names = "--state-backend", paramLabel = "BACKEND", defaultValue = "heap",
-        description = "Where the per-app counts live: heap (fastest) or chronicle (off-heap Chronicle Map).")
+    @Option(names = "--state-backend", paramLabel = "BACKEND", defaultValue = "chronicle",
+        description = "Where the per-app counts live: chronicle (off-heap Chronicle Map with an on-heap front for hot " +
+            "keys; the default) or heap (on-heap maps, the reference; fastest when the state fits in the heap).")
     private String stateBackend;
 
     @Option(names = "--restarts", paramLabel = "N", defaultValue = "0",
