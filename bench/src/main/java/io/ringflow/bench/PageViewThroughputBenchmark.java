@@ -122,6 +122,10 @@ public class PageViewThroughputBenchmark
     @Param({"HEAP"})
     public StateBackendKind stateBackend;
 
+    /** Capacity of the Chronicle backend's hot-key front per value state (its default is 1,024). */
+    @Param({"1024"})
+    public int hotKeys;
+
     /** Page views per invocation; must equal JMH's operations per invocation. */
     @Param({"" + DEFAULT_RECORDS})
     public int records;
@@ -142,7 +146,8 @@ public class PageViewThroughputBenchmark
             .idleStrategy(idleStrategy)
             .checkpointingMode(checkpointingMode)
             .stateBackend(stateBackend)
-            .chronicleState(ChronicleStateConfig.defaults().withExpectedEntriesPerState(Math.max(1_000, keys)));
+            .chronicleState(ChronicleStateConfig.defaults().withExpectedEntriesPerState(Math.max(1_000, keys))
+                .withHotKeysPerState(hotKeys));
         if (checkpointIntervalMs > 0)
         {
             builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))

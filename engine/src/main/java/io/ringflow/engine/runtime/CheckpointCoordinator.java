@@ -217,6 +217,18 @@ final class CheckpointCoordinator
         }
     }
 
+    /**
+     * Deletes the files of a checkpoint that ended (aborted, subsumed, expired) while a task was still writing its
+     * part: the abort's own clean-up may have run before those files existed. A no-op for a stored checkpoint. Any
+     * thread; the deletion runs on the I/O thread.
+     *
+     * @param checkpointId the checkpoint no longer pending.
+     */
+    void discardLate(final long checkpointId)
+    {
+        committer.discardLater(checkpointId);
+    }
+
     /** @return whether the checkpoint is still waiting for acknowledgements. */
     boolean isPending(final long id)
     {

@@ -369,6 +369,12 @@ public final class JobExecution implements JobHandle
             {
                 snapshot.release();
             }
+            if (!coordinator.isPending(snapshot.checkpointId))
+            {
+                // aborted while it was written: its abort may have discarded its files before these were created
+                coordinator.discardLate(snapshot.checkpointId);
+                return;
+            }
             coordinator.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
                 firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
                 snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));

@@ -63,11 +63,6 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     private final Path sharedDirectory;
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
     private final Map<String, Long> pendingShared = new HashMap<>();
-    /**
-     * Pending checkpoints discarded so far: a shared file created for one of them afterwards would belong to no
-     * pending checkpoint ever stored or discarded again, so it is refused. Bounded by the checkpoints of a run.
-     */
-    private final Set<Long> discarded = new HashSet<>();
 
     /**
      * @param directory where checkpoints go; created if missing.
@@ -172,11 +167,6 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         {
             throw new IOException("cannot create shared state file " + target + " for checkpoint " + checkpointId +
                 ": that checkpoint is already stored");
-        }
-        if (discarded.contains(checkpointId))
-        {
-            throw new IOException("cannot create shared state file " + target + " for checkpoint " + checkpointId +
-                ": that checkpoint was discarded (aborted, declined or expired)");
         }
         final Long owner = pendingShared.get(name);
         if (owner != null)
@@ -287,10 +277,6 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void discardPending(final long checkpointId) throws IOException
     {
-        if (!Files.exists(directory.resolve(PREFIX + checkpointId).resolve(METADATA)))
-        {
-            discarded.add(checkpointId);
-        }
         final Path folder = directory.resolve(PREFIX + checkpointId);
         if (Files.isDirectory(folder) && !Files.exists(folder.resolve(METADATA)))
         {

@@ -34,11 +34,6 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private final Map<String, byte[]> sharedFiles = new ConcurrentHashMap<>();
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
     private final Map<String, Long> pendingShared = new HashMap<>();
-    /**
-     * Pending checkpoints discarded so far: a shared file created for one of them afterwards would belong to no
-     * pending checkpoint ever stored or discarded again, so it is refused. Bounded by the checkpoints of a run.
-     */
-    private final Set<Long> discarded = new HashSet<>();
 
     @Override
     public StateOutput createStateOutput(final long checkpointId, final String name)
@@ -81,11 +76,6 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         {
             throw new IOException("cannot create shared state file " + file + " for checkpoint " + checkpointId +
                 ": that checkpoint is already stored");
-        }
-        if (discarded.contains(checkpointId))
-        {
-            throw new IOException("cannot create shared state file " + file + " for checkpoint " + checkpointId +
-                ": that checkpoint was discarded (aborted, declined or expired)");
         }
         final Long owner = pendingShared.get(name);
         if (owner != null)
@@ -194,10 +184,6 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void discardPending(final long checkpointId)
     {
-        if (!metadataFiles.containsKey(checkpointId))
-        {
-            discarded.add(checkpointId);
-        }
         if (!metadataFiles.containsKey(checkpointId))
         {
             stateFiles.remove(checkpointId);
