@@ -145,34 +145,7 @@ final class StateMap
      */
     void put(final EncodedBytes key, final EncodedBytes value)
     {
-        final boolean written;
-        try
-        {
-            written = tryPut(key, value);
-        }
-        catch (final ClosedIllegalStateException closed)
-        {
-            throw closed;
-        }
-        catch (final IllegalStateException | IllegalArgumentException refused)
-        {
-            // thrown by Chronicle Map inside the context, reported once the context is closed
-            throw refused(key.length() - StoredKeyLayout.KEY_OFFSET, value.length(), refused);
-        }
-        if (!written)
-        {
-            throw full("no segment tier is left for its value to grow into", null);
-        }
-    }
-
-    /** @return false when the value would grow and no extra tier is left; then nothing was changed. */
-    private boolean tryPut(final EncodedBytes key, final EncodedBytes value)
-    {
-        try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
-        {
-            context.updateLock().lock();
-            return write(context, key, value);
-        }
+        putHeld(openHeld(key), key, value);
     }
 
     /** The write of {@link #put}, under the key's update lock; false when it would grow and cannot. */
@@ -256,6 +229,7 @@ final class StateMap
         }
         catch (final IllegalStateException | IllegalArgumentException refused)
         {
+            // thrown by Chronicle Map inside the context, reported once the context is closed
             throw refused(key.length() - StoredKeyLayout.KEY_OFFSET, value.length(), refused);
         }
         if (!written)

@@ -43,16 +43,7 @@ public final class KeyedSnapshotChain
      */
     public static KeyedSnapshotReader merge(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
     {
-        if (chain.isEmpty())
-        {
-            throw new IllegalArgumentException("a keyed state chain has at least its full snapshot");
-        }
-        final KeyedSnapshotReader base = chain.get(0);
-        if (base.isDelta())
-        {
-            throw new CorruptCheckpointException(base.file(), "a keyed state chain must start with a full snapshot, " +
-                "this is a delta");
-        }
+        final KeyedSnapshotReader base = fullBase(chain);
         if (chain.size() == 1)
         {
             return base;
@@ -71,16 +62,7 @@ public final class KeyedSnapshotChain
      */
     public static byte[] mergeToBytes(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
     {
-        if (chain.isEmpty())
-        {
-            throw new IllegalArgumentException("a keyed state chain has at least its full snapshot");
-        }
-        final KeyedSnapshotReader base = chain.get(0);
-        if (base.isDelta())
-        {
-            throw new CorruptCheckpointException(base.file(), "a keyed state chain must start with a full snapshot, " +
-                "this is a delta");
-        }
+        final KeyedSnapshotReader base = fullBase(chain);
         final List<StateMeta> states = new ArrayList<>();
         final Map<String, Integer> stateIndexes = new HashMap<>();
         final int[][] remap = new int[chain.size()][];
@@ -140,6 +122,22 @@ public final class KeyedSnapshotChain
             throw new UncheckedIOException("writing to memory failed", impossible);
         }
         return out.toByteArray();
+    }
+
+    /** @return the chain's first file, which must be a full snapshot. */
+    private static KeyedSnapshotReader fullBase(final List<KeyedSnapshotReader> chain)
+    {
+        if (chain.isEmpty())
+        {
+            throw new IllegalArgumentException("a keyed state chain has at least its full snapshot");
+        }
+        final KeyedSnapshotReader base = chain.get(0);
+        if (base.isDelta())
+        {
+            throw new CorruptCheckpointException(base.file(), "a keyed state chain must start with a full snapshot, " +
+                "this is a delta");
+        }
+        return base;
     }
 
     private static void checkLink(final KeyedSnapshotReader base, final KeyedSnapshotReader file, final int position)
