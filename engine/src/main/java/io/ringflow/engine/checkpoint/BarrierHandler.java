@@ -25,7 +25,8 @@ import java.util.Objects;
  *       processed and also stored as channel state of the checkpoint named by
  *       {@link BarrierController#startRecordingChannel}.</li>
  *   <li>A BARRIER slot: {@link #barrierReceived}, then end the poll. END_OF_INPUT: {@link #endOfInput}, then end the
- *       poll.</li>
+ *       poll. A barrier announced ahead of its slot (unaligned): {@link #barrierAnnounced}, whether or not the
+ *       channel is blocked.</li>
  *   <li>The coordinator's abort notification for checkpoint n: {@link #checkpointAborted(long)}.</li>
  *   <li>When the task stops, whatever the reason: {@link #close()}.</li>
  * </ul>
@@ -33,9 +34,10 @@ import java.util.Objects;
  * <p><b>Cost.</b> The queries read one field and allocate nothing. Events allocate a few small objects, per barrier at
  * most; records never reach the handler.
  *
- * <p><b>Errors.</b> An impossible event (a barrier or END_OF_INPUT on a channel that has ended or is blocked, the
- * same barrier twice on one channel, a barrier after the handler was closed) throws {@link IllegalStateException}
- * with the reason. After any exception out of an event, including one thrown by the controller, the handler refuses
+ * <p><b>Errors.</b> An impossible event (a barrier or END_OF_INPUT on a channel that has ended, a barrier slot or
+ * END_OF_INPUT read from a blocked channel, the same barrier twice on one channel, a barrier after the handler was
+ * closed) throws {@link IllegalStateException} with the reason: it means a bug in the task, never a legal
+ * interleaving. After any exception out of an event, including one thrown by the controller, the handler refuses
  * further events and {@link #close()} does nothing: the task is expected to fail.
  */
 public final class BarrierHandler
@@ -93,6 +95,27 @@ public final class BarrierHandler
         Objects.checkIndex(channel, channelCount);
         Objects.requireNonNull(barrier, "barrier");
         dispatch("barrierReceived", current -> current.barrierReceived(controller, channel, barrier, clock.nanoTime()));
+    }
+
+    /**
+     * A barrier was announced ahead of the data on {@code channel} (unaligned checkpoints): it overtakes the records
+     * queued in front of its slot, whose slot the task skips when it reaches it. Unlike a read barrier, an announced
+     * one may arrive on a blocked channel, because announcements are read out of band: a newer checkpoint announced
+     * on a channel blocked for an older aligned one (a savepoint's) supersedes it there as a read barrier would. The
+     * coordinator triggers no checkpoint while a savepoint is pending, so that happens only once the savepoint was
+     * aborted and its abort has not reached this task yet.
+     *
+     * @param channel the channel, 0-based.
+     * @param barrier the announced barrier.
+     * @throws IllegalStateException if the channel has ended, if the channel delivered this barrier before, or after
+     *                               {@link #close()}.
+     */
+    public void barrierAnnounced(final int channel, final CheckpointBarrier barrier)
+    {
+        Objects.checkIndex(channel, channelCount);
+        Objects.requireNonNull(barrier, "barrier");
+        dispatch("barrierAnnounced",
+            current -> current.barrierAnnounced(controller, channel, barrier, clock.nanoTime()));
     }
 
     /**

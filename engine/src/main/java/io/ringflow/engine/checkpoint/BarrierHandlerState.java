@@ -7,8 +7,10 @@ package io.ringflow.engine.checkpoint;
  *
  * <p>Thread contract: task thread only, through {@link BarrierHandler}.
  *
- * <p>The events common to every state are checked here: a barrier or END_OF_INPUT on a channel that has ended, or on
- * a channel that is blocked (the task must not read it), is impossible and throws {@link IllegalStateException}.
+ * <p>The events common to every state are checked here: a barrier or END_OF_INPUT on a channel that has ended, or a
+ * barrier slot or END_OF_INPUT read from a channel that is blocked (the task must not read it), is impossible and
+ * throws {@link IllegalStateException}. A barrier announced on a blocked channel is legal (announcements are not
+ * reads).
  */
 abstract sealed class BarrierHandlerState
     permits WaitingForFirstBarrier, CheckpointInProgress, AllChannelsEnded, Closed
@@ -35,6 +37,25 @@ abstract sealed class BarrierHandlerState
         final BarrierController controller, final int channel, final CheckpointBarrier barrier, final long nowNanos)
     {
         checkReadable(channel, barrier);
+        return onBarrier(controller, channel, barrier, nowNanos);
+    }
+
+    /**
+     * A barrier was announced on {@code channel} ahead of its slot. It is handled as a read barrier, except that the
+     * channel may be blocked: announcements are not reads. On a blocked channel only a newer checkpoint's barrier can
+     * be announced (the channel delivered the current one, and ids rise along a channel); it supersedes the current
+     * checkpoint, which unblocks the channel.
+     *
+     * @param controller the task.
+     * @param channel    the channel, in range.
+     * @param barrier    the barrier.
+     * @param nowNanos   when it was seen.
+     * @return the next state.
+     */
+    final BarrierHandlerState barrierAnnounced(
+        final BarrierController controller, final int channel, final CheckpointBarrier barrier, final long nowNanos)
+    {
+        checkNotEnded(channel, barrier);
         return onBarrier(controller, channel, barrier, nowNanos);
     }
 
@@ -118,15 +139,20 @@ abstract sealed class BarrierHandlerState
 
     private void checkReadable(final int channel, final CheckpointBarrier barrier)
     {
-        if (inputs.isEnded(channel))
-        {
-            throw new IllegalStateException(what(barrier) + " on channel " + channel +
-                " after its END_OF_INPUT: nothing follows END_OF_INPUT on a channel");
-        }
+        checkNotEnded(channel, barrier);
         if ((blockedChannels() & Inputs.bit(channel)) != 0)
         {
             throw new IllegalStateException(what(barrier) + " on channel " + channel + ", which is blocked for " +
                 "alignment: the task must not read a blocked channel (" + this + ")");
+        }
+    }
+
+    private void checkNotEnded(final int channel, final CheckpointBarrier barrier)
+    {
+        if (inputs.isEnded(channel))
+        {
+            throw new IllegalStateException(what(barrier) + " on channel " + channel +
+                " after its END_OF_INPUT: nothing follows END_OF_INPUT on a channel");
         }
     }
 

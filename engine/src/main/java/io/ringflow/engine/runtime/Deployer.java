@@ -228,7 +228,7 @@ public final class Deployer
                     restorer);
                 final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
                 thread.setDaemon(false);
-                execution.addTask(task, thread, task.writers.length == 0);
+                execution.addTask(task, thread);
             }
         }
     }

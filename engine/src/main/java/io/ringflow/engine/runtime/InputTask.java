@@ -262,7 +262,8 @@ final class InputTask extends Task
         announcedSequence = announcement.sequence();
         try
         {
-            barriers.barrierReceived(input.index, new CheckpointBarrier(announcement.checkpointId(),
+            // the channel may be blocked for a savepoint's alignment: announcements are read out of band
+            barriers.barrierAnnounced(input.index, new CheckpointBarrier(announcement.checkpointId(),
                 announcement.timestamp(), CheckpointBarrier.Kind.fromCode(announcement.barrierType())));
         }
         finally
@@ -367,7 +368,7 @@ final class InputTask extends Task
             LOG.log(Level.DEBUG, () -> "task " + name + " aborted checkpoint " + checkpointId + ": " + reason);
             if (reason != AbortReason.ABORTED_BY_COORDINATOR)
             {
-                execution.abortedByTask(InputTask.this, checkpointId, reason.toString());
+                execution.abortedByTask(InputTask.this, checkpointId, reason);
             }
         }
 

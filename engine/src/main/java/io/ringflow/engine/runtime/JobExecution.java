@@ -6,21 +6,19 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.channel.RingChannel;
+import io.ringflow.engine.checkpoint.AbortReason;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -47,10 +45,6 @@ public final class JobExecution implements JobHandle
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
     /** The newest barrier requested, packed: id &lt;&lt; 1, low bit set for a savepoint. Ids rise, so max() keeps it. */
     private final AtomicLong requestedBarrier = new AtomicLong();
-    /** Index of each sink task (a task without output channels) into {@link #sinkBarriers}. */
-    private final Map<Task, Integer> sinkIndex = new IdentityHashMap<>();
-    /** Per sink task: the last barrier it passed, {@link Long#MAX_VALUE} once it has finished. */
-    private volatile AtomicLongArray sinkBarriers = new AtomicLongArray(0);
     private volatile boolean stopping;
     /** Set by a stop-with-savepoint before its barrier is requested; read by sources each cycle. */
     private volatile long stopSourcesAfter = Long.MAX_VALUE;
@@ -75,15 +69,11 @@ public final class JobExecution implements JobHandle
         });
     }
 
-    void addTask(final Task task, final Thread thread, final boolean isSinkTask)
+    void addTask(final Task task, final Thread thread)
     {
         task.index(tasks.size());
         tasks.add(task);
         threads.add(thread);
-        if (isSinkTask)
-        {
-            sinkIndex.put(task, sinkIndex.size());
-        }
     }
 
     /** @param resource closed when the attempt has terminated, after every thread that may use it. */
@@ -123,7 +113,6 @@ public final class JobExecution implements JobHandle
 
     void start()
     {
-        sinkBarriers = new AtomicLongArray(sinkIndex.size());
         coordinator.start(tasks);
         LOG.log(Level.DEBUG, () -> "starting job '" + jobName + "' with " + threads.size() + " task threads and " +
             channels.size() + " channels");
@@ -240,17 +229,6 @@ public final class JobExecution implements JobHandle
         Terminations.awaitUninterruptibly(termination);
     }
 
-    /**
-     * Triggers a checkpoint without waiting for it, for tests and tools that follow its barrier (see
-     * {@link #barrierReachedAllSinks}); {@link #triggerCheckpoint()} is the user-facing form.
-     *
-     * @return the new checkpoint's id, or -1 when the job is no longer running.
-     */
-    public long injectBarrier()
-    {
-        return coordinator.trigger().id();
-    }
-
     @Override
     public CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
     {
@@ -347,37 +325,39 @@ public final class JobExecution implements JobHandle
     {
         final Runnable write = () ->
         {
-            if (!coordinator.isPending(snapshot.checkpointId))
+            if (!coordinator.beginWrite(snapshot.checkpointId))
             {
-                // aborted or expired while queued: writing it would leave files nobody deletes
+                // aborted or expired while queued: nothing may be written for it
                 snapshot.release();
                 return;
             }
-            final long start = System.nanoTime();
-            final long[] bytes = new long[1];
-            final List<TaskAcknowledgement.OperatorStateAck> states;
             try
             {
-                states = snapshot.write(coordinator.storage(), bytes);
-            }
-            catch (final Exception | LinkageError ex)
-            {
-                coordinator.decline(task, snapshot.checkpointId, ex);
-                return;
+                final long start = System.nanoTime();
+                final long[] bytes = new long[1];
+                final List<TaskAcknowledgement.OperatorStateAck> states;
+                try
+                {
+                    states = snapshot.write(coordinator.storage(), bytes);
+                }
+                catch (final Exception | LinkageError ex)
+                {
+                    coordinator.decline(task, snapshot.checkpointId, ex);
+                    return;
+                }
+                finally
+                {
+                    snapshot.release();
+                }
+                coordinator.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
+                    firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
+                    snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));
             }
             finally
             {
-                snapshot.release();
+                // if the checkpoint ended while it was written, its files are deleted now, after the last of them
+                coordinator.endWrite(snapshot.checkpointId);
             }
-            if (!coordinator.isPending(snapshot.checkpointId))
-            {
-                // aborted while it was written: its abort may have discarded its files before these were created
-                coordinator.discardLate(snapshot.checkpointId);
-                return;
-            }
-            coordinator.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
-                firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
-                snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));
         };
         if (coordinator.storage() instanceof io.ringflow.state.checkpoint.InMemoryCheckpointStorage &&
             snapshot.isSmall())
@@ -397,7 +377,7 @@ public final class JobExecution implements JobHandle
         }
     }
 
-    void abortedByTask(final Task task, final long checkpointId, final String reason)
+    void abortedByTask(final Task task, final long checkpointId, final AbortReason reason)
     {
         coordinator.abortedByTask(task, checkpointId, reason);
     }
@@ -418,22 +398,6 @@ public final class JobExecution implements JobHandle
             tasks.get(i).post(-checkpointId);
             LockSupport.unpark(threads.get(i));
         }
-    }
-
-    /**
-     * @param checkpointId a barrier's checkpoint id.
-     * @return whether every sink task (a task without output channels) has passed that barrier or finished.
-     */
-    public boolean barrierReachedAllSinks(final long checkpointId)
-    {
-        for (int i = 0; i < sinkBarriers.length(); i++)
-        {
-            if (sinkBarriers.get(i) < checkpointId)
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** @return the names of the task threads, in creation order. */
@@ -482,15 +446,6 @@ public final class JobExecution implements JobHandle
         return requestedBarrier.get();
     }
 
-    void barrierPassed(final Task task, final long checkpointId, final boolean isSinkTask)
-    {
-        if (isSinkTask)
-        {
-            // only this sink's own thread writes its slot, with increasing ids
-            sinkBarriers.set(sinkIndex.get(task), checkpointId);
-        }
-    }
-
     boolean isStopping()
     {
         return stopping;
@@ -531,12 +486,6 @@ public final class JobExecution implements JobHandle
         catch (final java.util.concurrent.RejectedExecutionException stopping)
         {
             coordinator.taskFinished(task, position);
-        }
-        final Integer sink = sinkIndex.get(task);
-        if (sink != null)
-        {
-            // a finished sink will pass no more barriers: it no longer holds any back
-            sinkBarriers.set(sink, Long.MAX_VALUE);
         }
         finishedTasks.incrementAndGet();
     }

@@ -1,5 +1,6 @@
 package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.api.CheckpointException;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
@@ -82,6 +83,15 @@ public final class JobRun implements JobHandle
             {
                 nextCheckpointId = Math.max(nextCheckpointId, existing.get(existing.size() - 1) + 1);
             }
+            // checkpoints an earlier run never committed (its JVM died while writing them): nothing can restore
+            // from them, and nobody else would ever delete them
+            final List<Long> incomplete = storage.discardIncomplete();
+            if (!incomplete.isEmpty())
+            {
+                LOG.log(Level.INFO, "job '" + jobName + "': removed " + incomplete.size() + " incomplete " +
+                    "checkpoint folder(s) " + incomplete + " from " + storage.describe() + ", left without metadata " +
+                    "by an earlier run that stopped while writing them");
+            }
         }
         catch (final IOException ex)
         {
@@ -97,14 +107,24 @@ public final class JobRun implements JobHandle
         launch(first);
     }
 
+    /**
+     * Starts an attempt, then publishes it: the handle's calls reach an attempt only once its coordinator knows its
+     * tasks. Under this object's lock, so the attempt's end (which takes the lock) is handled after this returns.
+     */
     private void launch(final JobExecution attempt)
     {
-        current = attempt;
         attemptStartNanos = System.nanoTime();
-        status = JobStatus.RUNNING;
         // wired before the threads start: an attempt whose start fails still ends through its termination future
         attempt.termination().whenComplete((finalStatus, ignored) -> attemptEnded(attempt, finalStatus));
-        deployer.start(attempt);
+        try
+        {
+            deployer.start(attempt);
+        }
+        finally
+        {
+            current = attempt;
+            status = JobStatus.RUNNING;
+        }
     }
 
     private synchronized void attemptEnded(final JobExecution attempt, final JobStatus attemptStatus)
@@ -287,23 +307,47 @@ public final class JobRun implements JobHandle
     @Override
     public CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
     {
-        return current.triggerCheckpoint();
+        final JobExecution attempt = runningAttempt();
+        return attempt == null ? refusedWhileRestarting("checkpoint") : attempt.triggerCheckpoint();
     }
 
     @Override
     public CompletableFuture<CompletedCheckpoint> triggerSavepoint()
     {
-        return current.triggerSavepoint();
+        final JobExecution attempt = runningAttempt();
+        return attempt == null ? refusedWhileRestarting("savepoint") : attempt.triggerSavepoint();
     }
 
     @Override
     public CompletableFuture<CompletedCheckpoint> stopWithSavepoint()
     {
-        return current.suspendingSavepoint().thenApply(savepoint ->
+        final JobExecution attempt = runningAttempt();
+        if (attempt == null)
+        {
+            return refusedWhileRestarting("savepoint to stop with");
+        }
+        return attempt.suspendingSavepoint().thenApply(savepoint ->
         {
             cancel();
             return savepoint;
         });
+    }
+
+    /**
+     * @return the attempt to send a trigger to; null while the run waits to restart (no attempt runs: the last one
+     *     has stopped and the next is not deployed yet). A finished or cancelled run returns its last attempt, which
+     *     refuses the trigger itself.
+     */
+    private synchronized JobExecution runningAttempt()
+    {
+        return status == JobStatus.RESTARTING ? null : current;
+    }
+
+    private CompletableFuture<CompletedCheckpoint> refusedWhileRestarting(final String what)
+    {
+        return CompletableFuture.failedFuture(new CheckpointException(CheckpointException.Reason.JOB_RESTARTING,
+            "job '" + jobName + "' is waiting to restart after a failure: no " + what + " can be taken until it " +
+                "runs again"));
     }
 
     @Override

@@ -27,7 +27,8 @@ final class PendingCheckpoint
     final boolean savepoint;
     final long triggerNanos = System.nanoTime();
     final long triggerMillis = System.currentTimeMillis();
-    final CompletableFuture<CompletedCheckpoint> future = new CompletableFuture<>();
+    /** The future of the request that started it (a fresh one for a periodic checkpoint). */
+    final CompletableFuture<CompletedCheckpoint> future;
     private final boolean[] acknowledged;
     private final TaskAcknowledgement[] acks;
     private final long[] acknowledgedAfterNanos;
@@ -40,10 +41,12 @@ final class PendingCheckpoint
      */
     CheckpointMetadata incrementalBase;
 
-    PendingCheckpoint(final long id, final int taskCount, final boolean savepoint)
+    PendingCheckpoint(final long id, final int taskCount, final boolean savepoint,
+        final CompletableFuture<CompletedCheckpoint> future)
     {
         this.id = id;
         this.savepoint = savepoint;
+        this.future = future;
         this.acknowledged = new boolean[taskCount];
         this.acks = new TaskAcknowledgement[taskCount];
         this.acknowledgedAfterNanos = new long[taskCount];

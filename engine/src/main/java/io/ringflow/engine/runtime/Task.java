@@ -415,7 +415,6 @@ abstract class Task implements Runnable, BackPressure
         {
             writer.writeBarrier(checkpointId, barrierType, timestamp);
         }
-        execution.barrierPassed(this, checkpointId, writers.length == 0);
     }
 
     /** @return the last barrier this task forwarded. */

@@ -223,13 +223,12 @@ class TopologyTest
         a.union(b).keyBy(n -> n % 7).map(n -> n + 1).sinkTo(new io.ringflow.engine.api.sink.DiscardSink<>());
         try (JobHandle job = env.execute("barriers-" + mode))
         {
-            final io.ringflow.engine.runtime.JobExecution execution =
-                ((io.ringflow.engine.runtime.JobRun)job).currentAttempt();
             for (int i = 0; i < 3; i++)
             {
-                final long id = execution.injectBarrier();
-                org.awaitility.Awaitility.await().atMost(TestJobs.HANG_GUARD)
-                    .until(() -> execution.barrierReachedAllSinks(id));
+                // complete = every task, sinks included, passed the barrier (or ended) and acknowledged it
+                final io.ringflow.engine.api.CompletedCheckpoint checkpoint =
+                    job.triggerCheckpoint().get(TestJobs.HANG_GUARD.toMinutes(), java.util.concurrent.TimeUnit.MINUTES);
+                assertThat(checkpoint.subtasks()).isNotEmpty();
             }
             assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
         }

@@ -102,6 +102,20 @@ public interface CheckpointStorage
     void discardPending(long checkpointId) throws IOException;
 
     /**
+     * Deletes what earlier runs left of checkpoints that never committed: a folder without metadata (the JVM died, or
+     * the run stopped, while the checkpoint was written). Called once when a run starts, before it writes anything,
+     * so it never deletes a checkpoint being written by this storage's user; one running job per storage.
+     *
+     * @return the ids of the incomplete checkpoints deleted, ascending; empty for storage that keeps nothing across
+     *     runs.
+     * @throws IOException when the storage cannot be listed or a folder cannot be deleted.
+     */
+    default List<Long> discardIncomplete() throws IOException
+    {
+        return List.of();
+    }
+
+    /**
      * @return the ids of the stored checkpoints, ascending.
      * @throws IOException when the storage cannot be listed.
      */

@@ -479,6 +479,22 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public synchronized List<Long> discardIncomplete() throws IOException
+    {
+        final List<Long> removed = new ArrayList<>();
+        for (final long id : checkpointIds())
+        {
+            final Path folder = directory.resolve(PREFIX + id);
+            if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS) && !Files.exists(folder.resolve(METADATA)))
+            {
+                deleteRecursively(folder);
+                removed.add(id);
+            }
+        }
+        return removed;
+    }
+
+    @Override
     public List<Long> checkpointIds() throws IOException
     {
         final List<Long> ids = new ArrayList<>();
