@@ -2,8 +2,8 @@ package io.ringflow.engine.checkpoint;
 
 /**
  * No checkpoint is in progress; the next barrier newer than {@link #latestCheckpointId()} starts one. Which state it
- * starts is decided here, per checkpoint: at-least-once tracking, aligned (always for a savepoint), aligned with a
- * timeout, or unaligned.
+ * starts is decided here, per checkpoint: aligned for a savepoint in every mode; else at-least-once tracking, aligned,
+ * aligned with a timeout, or unaligned.
  *
  * <p>A barrier not newer than the latest checkpoint belongs to a checkpoint this task has aborted (subsumed, declined
  * or aborted by the coordinator) and is ignored. After a checkpoint completed here, every live channel has delivered
@@ -69,11 +69,18 @@ final class WaitingForFirstBarrier extends BarrierHandlerState
             }
             return this;
         }
+        if (barrier.kind() == CheckpointBarrier.Kind.SAVEPOINT)
+        {
+            // a savepoint is aligned in every mode, at-least-once included: it holds no in-flight records and no
+            // record after its cut, so restoring it is exact, into a changed job or at another parallelism
+            return AligningBarriers.start(
+                controller, options, inputs, channel, barrier, nowNanos, AligningBarriers.NO_TIMEOUT);
+        }
         if (options.mode() == CheckpointingMode.AT_LEAST_ONCE)
         {
             return TrackingBarriers.start(controller, options, inputs, channel, barrier, nowNanos);
         }
-        if (!options.unaligned() || barrier.kind() == CheckpointBarrier.Kind.SAVEPOINT)
+        if (!options.unaligned())
         {
             return AligningBarriers.start(
                 controller, options, inputs, channel, barrier, nowNanos, AligningBarriers.NO_TIMEOUT);

@@ -4,7 +4,7 @@
  *
  * <p>The task owns a {@link io.ringflow.engine.checkpoint.BarrierHandler} and implements
  * {@link io.ringflow.engine.checkpoint.BarrierController}. The handler holds one protocol state; each event
- * (barrier, END_OF_INPUT, timeout check, coordinator abort, close) returns the next state. States are immutable and
+ * (barrier read, barrier announced, END_OF_INPUT, timeout check, coordinator abort, close) returns the next state. States are immutable and
  * own their data; they reach the task only through the controller passed to each event.
  *
  * <pre>
@@ -12,9 +12,9 @@
  *                                    |                                                 |
  *                       barrier n, newer than the latest                               |
  *           +------------------------+-------------------------+                       |
- *           | EXACTLY_ONCE: aligned, | EXACTLY_ONCE: unaligned | AT_LEAST_ONCE         |
- *           | a savepoint, or with   | without a timeout       |                       |
- *           | an aligned timeout     |                         |                       |
+ *           | a savepoint (any mode);| EXACTLY_ONCE: unaligned | AT_LEAST_ONCE         |
+ *           | EXACTLY_ONCE: aligned, | without a timeout       | (not a savepoint)     |
+ *           | or with a timeout      |                         |                       |
  *           v                        v                         v                       |
  *    AligningBarriers  --------&gt; RecordingChannels         TrackingBarriers            |
  *    blocks each channel  timeout  snapshot + forward at    nothing blocked            |
@@ -25,8 +25,9 @@
  *                                                                 snapshot + forward +
  *                                                                 unblock)
  *
- *   From any of the three: a newer barrier aborts n (SUBSUMED) and starts the newer one as if waiting; the
- *   coordinator's abort aborts n; a declined snapshot aborts n (DECLINED); back to WaitingForFirstBarrier.
+ *   From any of the three: a newer barrier, read or announced (an announcement may arrive on a blocked channel),
+ *   aborts n (SUBSUMED) and starts the newer one as if waiting; the coordinator's abort aborts n; a declined
+ *   snapshot aborts n (DECLINED); back to WaitingForFirstBarrier.
  *   Every channel ended: AllChannelsEnded. close(): Closed.
  * </pre>
  *

@@ -88,16 +88,19 @@ class TrackingBarriersTest
     }
 
     @Test
-    void savepointsAreTrackedLikeCheckpoints()
+    void aSavepointIsAlignedEvenAtLeastOnceSoItsRestoreIsExact()
     {
         // when
         handler.barrierReceived(0, savepoint(1));
         handler.barrierReceived(1, savepoint(1));
-        handler.barrierReceived(2, savepoint(1));
 
-        // then
-        assertThat(controller.takeCalls())
-            .containsExactly("snapshot 1 aligned", "forward 1 aligned", "all barriers of 1");
+        // then: the channels that delivered it are not read until the last one has
+        assertThat(handler.isBlocked(0)).isTrue();
+        assertThat(handler.isBlocked(1)).isTrue();
+        handler.barrierReceived(2, savepoint(1));
+        assertThat(controller.takeCalls()).containsExactly("block 0", "block 1", "snapshot 1 aligned",
+            "forward 1 aligned", "unblock all", "all barriers of 1");
+        assertThat(handler.isBlocked(0)).isFalse();
     }
 
     @Test
