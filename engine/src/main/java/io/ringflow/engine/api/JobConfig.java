@@ -366,9 +366,9 @@ public final class JobConfig
         }
 
         /**
-         * @param value a checkpoint or savepoint folder, {@code <checkpoint directory>/chk-<n>}, to start the job
-         *              from: sources resume at its positions, operators get their state back by uid. Null (the
-         *              default) starts from scratch.
+         * @param value a checkpoint or savepoint folder, {@code <checkpoint directory>/chk-<n>}, or its
+         *              {@code _metadata} file, to start the job from: sources resume at its positions, operators get
+         *              their state back by uid. Null (the default) starts from scratch.
          * @return this
          */
         public Builder restoreFrom(final Path value)

@@ -124,8 +124,11 @@ public final class JobEnvironment
     }
 
     /** Reads and checks the checkpoint to start from; any problem fails the submission, naming the file. */
-    private RestoreSpec loadRestorePoint(final Path folder)
+    private RestoreSpec loadRestorePoint(final Path given)
     {
+        // a checkpoint is named by its folder or, as in Flink's "run -s .../chk-50/_metadata", by its metadata file
+        final Path folder = DirectoryCheckpointStorage.METADATA.equals(String.valueOf(given.getFileName())) &&
+            given.toAbsolutePath().getParent() != null ? given.toAbsolutePath().getParent() : given;
         final String name = folder.getFileName() == null ? "" : folder.getFileName().toString();
         final long id;
         try
@@ -138,7 +141,8 @@ public final class JobEnvironment
         }
         catch (final RuntimeException ex)
         {
-            throw new InvalidJobException("restoreFrom must name a checkpoint folder chk-<n>, was " + folder);
+            throw new InvalidJobException("restoreFrom must name a checkpoint folder chk-<n> or its " +
+                DirectoryCheckpointStorage.METADATA + " file, was " + given);
         }
         if (!Files.isRegularFile(folder.resolve(DirectoryCheckpointStorage.METADATA)))
         {

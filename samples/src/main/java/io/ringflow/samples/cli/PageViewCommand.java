@@ -136,9 +136,9 @@ public final class PageViewCommand implements Callable<Integer>
             "backend keeps writing full snapshots.")
     private boolean incremental;
 
-    @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "DIR",
-        description = "Start from a checkpoint folder (DIR/chk-<n>): the source resumes at its position and the " +
-            "counts continue from its state.")
+    @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "PATH",
+        description = "Start from a checkpoint or savepoint: its folder (DIR/chk-<n>) or its metadata file " +
+            "(DIR/chk-<n>/_metadata); the source resumes at its position and the counts continue from its state.")
     private java.nio.file.Path fromCheckpoint;
 
     @Option(names = "--allow-non-restored-state", defaultValue = "false",

@@ -1,5 +1,14 @@
 package io.ringflow.samples.cli;
 
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CompletedCheckpoint;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.JobStatus;
+import io.ringflow.engine.api.StateBackendKind;
+import io.ringflow.samples.pageview.PageViewCount;
+import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -7,6 +16,8 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,20 +63,12 @@ class RingflowCommandTest
     void aRunRestoredFromAnUnalignedCheckpointInADirectoryEndsWithExactTotals(
         @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
     {
-        final int first = run("page-view", "--events", "300000", "--apps", "10", "--checkpoint-interval", "1",
-            "--checkpoint-mode", "unaligned", "--checkpoint-dir", dir.toString(), "--state-backend", "chronicle");
-        assertThat(first).as("exit code; stderr: %s", err).isZero();
-        final java.util.List<java.nio.file.Path> checkpoints;
-        try (java.util.stream.Stream<java.nio.file.Path> folders = java.nio.file.Files.list(dir))
-        {
-            checkpoints = folders.filter(folder -> java.nio.file.Files.exists(folder.resolve("_metadata")))
-                .sorted().toList();
-        }
-        assertThat(checkpoints).isNotEmpty();
-        out.getBuffer().setLength(0);
+        final CompletedCheckpoint checkpoint = checkpointedRun(dir, 10,
+            CheckpointConfig.every(Duration.ofDays(1)).unaligned(true), 2);
 
-        final int restored = run("page-view", "--events", "300000", "--apps", "10", "-s",
-            checkpoints.get(0).toString());
+        final long events = checkpoint.sourcePositions().values().iterator().next().get(0) + 100_000;
+        final int restored = run("page-view", "--events", Long.toString(events), "--apps", "10", "-s",
+            dir.resolve("chk-" + checkpoint.checkpointId()).toString());
         assertThat(restored).as("exit code; stderr: %s", err).isZero();
         assertThat(out.toString()).contains("verified: totals equal generated events per app");
     }
@@ -74,27 +77,50 @@ class RingflowCommandTest
     void aRunRestoredFromTheNewestIncrementalCheckpointEndsWithExactTotals(
         @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
     {
-        final int first = run("page-view", "--events", "300000", "--apps", "1000", "--checkpoint-interval", "1",
-            "--incremental", "--checkpoint-dir", dir.toString(), "--state-backend", "chronicle");
-        assertThat(first).as("exit code; stderr: %s", err).isZero();
-        final java.nio.file.Path newest;
-        try (java.util.stream.Stream<java.nio.file.Path> folders = java.nio.file.Files.list(dir))
-        {
-            newest = folders.filter(folder -> java.nio.file.Files.exists(folder.resolve("_metadata")))
-                .max(java.util.Comparator.comparingLong(folder ->
-                    Long.parseLong(folder.getFileName().toString().substring("chk-".length()))))
-                .orElseThrow();
-        }
+        final CompletedCheckpoint newest = checkpointedRun(dir, 1000,
+            CheckpointConfig.every(Duration.ofDays(1)).incremental(true), 3);
         try (java.util.stream.Stream<java.nio.file.Path> shared = java.nio.file.Files.list(dir.resolve("shared")))
         {
             assertThat(shared.map(path -> path.getFileName().toString()))
                 .as("keyed state chains live in shared/").anyMatch(name -> name.contains(".keyed-chk"));
         }
-        out.getBuffer().setLength(0);
 
-        final int restored = run("page-view", "--events", "300000", "--apps", "1000", "-s", newest.toString());
+        final long events = newest.sourcePositions().values().iterator().next().get(0) + 100_000;
+        final int restored = run("page-view", "--events", Long.toString(events), "--apps", "1000", "-s",
+            dir.resolve("chk-" + newest.checkpointId()).resolve("_metadata").toString());
         assertThat(restored).as("exit code; stderr: %s", err).isZero();
         assertThat(out.toString()).contains("verified: totals equal generated events per app");
+    }
+
+    /**
+     * The page-view job of the command, run unbounded on the Chronicle backend with checkpoints into {@code dir} taken
+     * by hand once counts reach the sink (so how many complete never depends on how fast the machine is), then
+     * stopped as Ctrl-C stops it.
+     *
+     * @return the newest of the {@code count} checkpoints taken.
+     */
+    private static CompletedCheckpoint checkpointedRun(final java.nio.file.Path dir, final int apps,
+        final CheckpointConfig.Builder checkpoints, final int count) throws Exception
+    {
+        final PageViewCount.Options options = PageViewCount.Options.defaults()
+            .withEvents(PageViewCount.Options.UNBOUNDED).withApps(apps);
+        final JobEnvironment env = JobEnvironment.create(PageViewCount.jobConfig(options).toBuilder()
+            .stateBackend(StateBackendKind.CHRONICLE)
+            .checkpointing(checkpoints.storage(new DirectoryCheckpointStorage(dir)).retainOnCancel(true).build())
+            .build());
+        final PageViewCount job = PageViewCount.build(env, options);
+        CompletedCheckpoint newest = null;
+        try (JobHandle handle = env.execute("checkpointed-page-view"))
+        {
+            Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> job.recordsReceived() > 0);
+            for (int i = 0; i < count; i++)
+            {
+                newest = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            }
+            job.requestStop();
+            assertThat(handle.awaitTermination(Duration.ofMinutes(2))).isEqualTo(JobStatus.FINISHED);
+        }
+        return newest;
     }
 
     @Test

@@ -94,6 +94,27 @@ class CheckpointStorageTest
     }
 
     @Test
+    void discardIncompleteRemovesOnlyFoldersWithoutMetadataAndNamesThem(@TempDir final Path dir) throws IOException
+    {
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
+        storage.store(metadata(3), 5);
+        storage.store(metadata(4), 5);
+        // a JVM killed while writing checkpoints 5 and 7 left their state files, and no metadata
+        final StateOutput torn = storage.createStateOutput(5, "keyed-0");
+        torn.write(new byte[] {1, 2, 3}, 0, 3);
+        torn.closeAndGetHandle();
+        java.nio.file.Files.createDirectories(dir.resolve("chk-7"));
+        java.nio.file.Files.createDirectories(dir.resolve("chk-not-a-number"));
+
+        assertThat(storage.discardIncomplete()).containsExactly(5L, 7L);
+        assertThat(storage.checkpointIds()).containsExactly(3L, 4L);
+        assertThat(storage.load(4)).isEqualTo(metadata(4));
+        assertThat(dir.resolve("chk-not-a-number")).as("not ours to touch").exists();
+        assertThat(storage.discardIncomplete()).isEmpty();
+        assertThat(new InMemoryCheckpointStorage().discardIncomplete()).isEmpty();
+    }
+
+    @Test
     void anUnwritableDirectoryIsAClearErrorNamingIt(@TempDir final Path dir) throws IOException
     {
         final Path locked = Files.createDirectory(dir.resolve("locked"));
