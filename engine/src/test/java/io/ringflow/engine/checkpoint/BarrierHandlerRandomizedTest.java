@@ -23,20 +23,33 @@ import static org.assertj.core.api.Assertions.assertThat;
  * blocked one, recording what it reads while the handler says so; between reads its clock moves, it checks the
  * alignment timeout, and the coordinator aborts random checkpoints. At the end the task closes the handler.
  *
+ * <p>With unaligned checkpoints (no timeout) the task also hears announcements, as {@code InputTask} does: an
+ * upstream task announces a CHECKPOINT barrier ahead of the records queued in front of its slot, on any channel that
+ * has not ended, blocked or not. The task hands the first checkpoint barrier ahead of the channel's read position
+ * whose id is above the channel's last handled barrier to {@link BarrierHandler#barrierAnnounced}; the records it
+ * overtook are copied into the channel state by the task itself when the checkpoint's unaligned snapshot is taken
+ * (before or on that event), and a barrier slot read later whose id is not above the channel's last handled barrier
+ * is skipped without telling the handler.
+ *
  * <p>The model knows only which barriers arrived, which channels ended, and what the controller was told; it checks,
  * at every controller call and after every event:
  * <ul>
- *   <li>exactly-once: no record of a channel is read after that channel's barrier n and before snapshot n;</li>
+ *   <li>exactly-once: while n aligns, no record of a channel that lies after that channel's barrier n is read;</li>
  *   <li>a snapshot of n happens at most once, only for the newest checkpoint, never after n was aborted; aligned
  *       only once every channel delivered n or ended, unaligned only on n's first barrier or after the alignment
  *       timed out; forward n follows every snapshot taken at once;</li>
  *   <li>unaligned: the records recorded for n on channel c are exactly those read from c after snapshot n and
- *       before c's barrier n (or its END_OF_INPUT);</li>
- *   <li>at-least-once never blocks but for a savepoint (always aligned); blocked and recorded channels are exactly what the model expects, and the
+ *       before c's barrier n (or its END_OF_INPUT), plus those still unread in front of n's slot when n was
+ *       announced on c after (or on) snapshot n; a record overtaken that way is never recorded for n again when it is
+ *       read;</li>
+ *   <li>at-least-once never blocks but for a savepoint (always aligned); blocked and recorded channels are exactly
+ *       what the model expects, and the
  *       handler's queries agree with the calls;</li>
  *   <li>every checkpoint started is finished exactly once: completed, or aborted with the right reason (subsumed
- *       ones by the newer barrier or abort that subsumed them); only the newest may be unfinished, and it finishes
- *       as soon as every channel delivered its barrier or ended.</li>
+ *       ones by the newer barrier, announcement or abort that subsumed them); only the newest may be unfinished,
+ *       and it finishes as soon as every channel delivered (or announced) its barrier or ended;</li>
+ *   <li>an announcement never blocks a channel; one on a channel blocked for a savepoint's alignment subsumes the
+ *       savepoint and unblocks it.</li>
  * </ul>
  * Failures name the seed, the case and its own seed, followed by the last events.
  */
@@ -72,7 +85,7 @@ class BarrierHandlerRandomizedTest
     /** What the simulated task does. */
     private enum Action
     {
-        RECORD, BARRIER, END_OF_INPUT, TIMEOUT, COORDINATOR_ABORT, CLOSE
+        RECORD, BARRIER, ANNOUNCE, END_OF_INPUT, TIMEOUT, COORDINATOR_ABORT, CLOSE
     }
 
     /** Transitions the runs must reach. */
@@ -87,7 +100,19 @@ class BarrierHandlerRandomizedTest
         SUBSUMED,
         DECLINED,
         ABORTED_BY_COORDINATOR,
-        ABORTED_ON_CLOSE
+        ABORTED_ON_CLOSE,
+        /** A newer checkpoint was announced on a channel blocked for a savepoint's alignment. */
+        ANNOUNCED_ON_BLOCKED_CHANNEL,
+        /** An announcement overtook a savepoint's barrier slot, which the task skipped later. */
+        ANNOUNCEMENT_OVERTOOK_SAVEPOINT,
+        /** A barrier slot was skipped because an announcement on its channel had handled it. */
+        SKIPPED_ANNOUNCED_SLOT,
+        /** An unaligned checkpoint completed with records its announcement overtook in its channel state. */
+        COMPLETED_WITH_OVERTAKEN_RECORDS,
+        /** A checkpoint was announced after the coordinator had aborted it (or a newer one): ignored. */
+        ANNOUNCED_AFTER_COORDINATOR_ABORT,
+        /** The coordinator aborted a checkpoint after some channel had announced it. */
+        COORDINATOR_ABORTED_ANNOUNCED
     }
 
     /**
@@ -104,6 +129,8 @@ class BarrierHandlerRandomizedTest
     private static final class Simulation
     {
         private static final int TRACE_TAIL = 60;
+        /** With unaligned checkpoints: the percentage of steps that try an announcement first. */
+        private static final int ANNOUNCE_PERCENT = 14;
 
         private final String where;
         private final Random random;
@@ -119,6 +146,15 @@ class BarrierHandlerRandomizedTest
         private final RecordingController controller;
         private final BarrierHandler handler;
         private final List<String> trace = new ArrayList<>();
+
+        // The simulated task's own bookkeeping, as InputTask keeps it.
+        /** Per channel: the newest barrier handed to the handler, read or announced (InputTask's handledBarrier). */
+        private final long[] handledBarrier;
+        /** The checkpoint whose unaligned snapshot the task took and which has not finished (its recorder), or 0. */
+        private long taskRecorder;
+        /** The channel whose announcement is being handed to the handler, or -1; and the records it overtook. */
+        private int announcingChannel = -1;
+        private List<String> announcingOvertaken = List.of();
 
         // The reference model, indexed by checkpoint id (1..checkpoints + 1) or by channel.
         private final boolean[] ended;
@@ -137,6 +173,16 @@ class BarrierHandlerRandomizedTest
         private final boolean[] inFlightOpen;
         /** Per (checkpoint, channel): records the task recorded because the handler said so. */
         private final List<List<String>> recorded = new ArrayList<>();
+        /** Per (checkpoint, channel): the index of the channel's item that delivered the barrier, or -1. */
+        private final int[] deliveredAt;
+        /** Per checkpoint: how many overtaken records went to its in-flight records. */
+        private final int[] overtakenInFlight;
+        /** Per checkpoint: whether some channel announced it. */
+        private final boolean[] announced;
+        /** Per channel: the announcements made on it, as {checkpoint, slot index}, in order. */
+        private final List<List<long[]>> announcements = new ArrayList<>();
+        /** The newest checkpoint the coordinator aborted, or 0. */
+        private long newestCoordinatorAbort;
         private long newestSeen;
 
         // The event being run, for judging the calls it causes.
@@ -144,6 +190,8 @@ class BarrierHandlerRandomizedTest
         private int actionChannel;
         private long actionCheckpointId;
         private boolean actionStartedCheckpoint;
+        /** The records the announcement being run overtook. */
+        private List<String> actionOvertaken = List.of();
         private final List<Call> actionCalls = new ArrayList<>();
 
         Simulation(final long seed, final int caseIndex, final long caseSeed, final Map<Outcome, Integer> coverage)
@@ -187,6 +235,7 @@ class BarrierHandlerRandomizedTest
                 inputs.add(items);
             }
             this.positions = new int[channels];
+            this.handledBarrier = new long[channels];
             this.ended = new boolean[channels];
             this.deliveredBy = new long[ids];
             this.firstArrival = new long[ids];
@@ -199,10 +248,18 @@ class BarrierHandlerRandomizedTest
             this.completed = new boolean[ids];
             this.abortReasons = new AbortReason[ids];
             this.inFlightOpen = new boolean[ids * channels];
+            this.deliveredAt = new int[ids * channels];
             for (int i = 0; i < ids * channels; i++)
             {
                 inFlight.add(new ArrayList<>());
                 recorded.add(new ArrayList<>());
+                deliveredAt[i] = -1;
+            }
+            this.overtakenInFlight = new int[ids];
+            this.announced = new boolean[ids];
+            for (int channel = 0; channel < channels; channel++)
+            {
+                announcements.add(new ArrayList<>());
             }
 
             final StringBuilder kindList = new StringBuilder();
@@ -266,9 +323,17 @@ class BarrierHandlerRandomizedTest
                     {
                         coordinatorAbort(1 + random.nextInt(checkpoints + 1));
                     }
+                    else if (setup == Setup.UNALIGNED && dice < 8 + ANNOUNCE_PERCENT && tryAnnounce())
+                    {
+                        // an upstream task announced a checkpoint barrier ahead of its queued records
+                    }
                     else if (readable >= 0)
                     {
                         readNext(readable);
+                    }
+                    else if (setup == Setup.UNALIGNED && random.nextBoolean() && tryAnnounce())
+                    {
+                        // stuck behind a savepoint's alignment: a newer checkpoint is announced on some channel
                     }
                     else if (random.nextBoolean())
                     {
@@ -325,31 +390,117 @@ class BarrierHandlerRandomizedTest
 
         private void readNext(final int channel)
         {
-            final Item item = inputs.get(channel).get(positions[channel]++);
+            final int slot = positions[channel]++;
+            final Item item = inputs.get(channel).get(slot);
             clock.advance(random.nextInt(4));
             switch (item.kind())
             {
-                case RECORD -> readRecord(channel, item.record());
-                case BARRIER -> barrier(channel, item.checkpointId());
+                case RECORD -> readRecord(channel, slot, item.record());
+                case BARRIER -> barrierSlot(channel, slot, item.checkpointId());
                 case END_OF_INPUT -> endOfInput(channel);
                 default -> throw new IllegalStateException("not an item: " + item);
             }
         }
 
+        /**
+         * The task reads a barrier slot: as InputTask's onBarrier, it tells the handler only of a barrier newer than
+         * the newest it handed over on that channel (an announcement may have handled this one, or a newer one).
+         */
+        private void barrierSlot(final int channel, final int slot, final long id)
+        {
+            if (id <= handledBarrier[channel])
+            {
+                skippedBarrier(channel, slot, id);
+                return;
+            }
+            handledBarrier[channel] = id;
+            barrier(channel, slot, id);
+        }
+
+        /**
+         * With unaligned checkpoints: picks a channel that has not ended, blocked or not, with a checkpoint barrier
+         * ahead of its read position that the task has not handled, and announces the first such barrier.
+         *
+         * @return false if no channel has one.
+         */
+        private boolean tryAnnounce()
+        {
+            final int[] candidates = new int[channels];
+            int count = 0;
+            int blocked = 0;
+            for (int channel = 0; channel < channels; channel++)
+            {
+                if (!ended[channel] && announceable(channel) >= 0)
+                {
+                    if (handler.isBlocked(channel))
+                    {
+                        // blocked ones first, so that a newer checkpoint often meets a savepoint's alignment
+                        candidates[count++] = candidates[blocked];
+                        candidates[blocked++] = channel;
+                    }
+                    else
+                    {
+                        candidates[count++] = channel;
+                    }
+                }
+            }
+            if (count == 0)
+            {
+                return false;
+            }
+            final int channel = blocked > 0 && random.nextBoolean()
+                ? candidates[random.nextInt(blocked)]
+                : candidates[random.nextInt(count)];
+            announce(channel, announceable(channel));
+            return true;
+        }
+
+        /**
+         * @return the index of the first CHECKPOINT barrier at or after the channel's read position, before its
+         *         END_OF_INPUT, newer than the newest barrier the task handled on it; -1 if there is none.
+         */
+        private int announceable(final int channel)
+        {
+            final List<Item> items = inputs.get(channel);
+            for (int i = positions[channel]; i < items.size(); i++)
+            {
+                final Item item = items.get(i);
+                if (item.kind() == Action.END_OF_INPUT)
+                {
+                    return -1;
+                }
+                if (item.kind() == Action.BARRIER && item.checkpointId() > handledBarrier[channel] &&
+                    kinds[(int)item.checkpointId()] == CheckpointBarrier.Kind.CHECKPOINT)
+                {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
         // ---------------------------------------------------------------------------------------------------------
         // Events
 
-        private void readRecord(final int channel, final String record)
+        private void readRecord(final int channel, final int slot, final String record)
         {
             trace.add("read " + record + " from channel " + channel);
             {
                 for (int id = 1; id < started.length; id++)
                 {
                     final int checkpoint = id;
-                    require(!(aligns(id) && aligning(id) && has(deliveredBy[id], channel)), () -> "read " + record +
+                    require(!(aligns(id) && aligning(id) && has(deliveredBy[id], channel) &&
+                            slot > deliveredAt[index(id, channel)]), () -> "read " + record +
                         " from channel " + channel + " after its barrier " + checkpoint + " and before snapshot " +
                         checkpoint);
                 }
+            }
+            for (final long[] announcement : announcements.get(channel))
+            {
+                // announced ahead of this record: its in-flight copy was taken then, if it was wanted
+                final long overtaker = announcement[0];
+                require(announcement[1] < slot || controller.recordingCheckpoint(channel) != overtaker,
+                    () -> "read " + record + " from channel " + channel + ", which barrier " + overtaker +
+                        " overtook when it was announced, while the channel is still recorded for " + overtaker);
             }
             for (int id = 1; id < started.length; id++)
             {
@@ -366,12 +517,127 @@ class BarrierHandlerRandomizedTest
             }
         }
 
-        private void barrier(final int channel, final long id)
+        private void barrier(final int channel, final int slot, final long id)
         {
             final long newestBefore = newestSeen;
             final long pendingBefore = pending();
             begin(Action.BARRIER, channel, id);
             trace.add("barrier " + id + " on channel " + channel);
+            delivered(channel, slot, id);
+            handler.barrierReceived(channel, new CheckpointBarrier(id, id * 1000, kinds[(int)id]));
+            end();
+            checkBarrierEvent(id, newestBefore, pendingBefore);
+        }
+
+        /**
+         * A barrier slot the task skips: an announcement on this channel handled its barrier, or a newer one.
+         */
+        private void skippedBarrier(final int channel, final int slot, final long id)
+        {
+            trace.add("skip the slot of barrier " + id + " on channel " + channel + ": handled up to " +
+                handledBarrier[channel]);
+            boolean announcedPast = false;
+            for (final long[] announcement : announcements.get(channel))
+            {
+                announcedPast |= announcement[0] >= id && announcement[1] >= slot;
+            }
+            require(announcedPast, () -> "the task skipped the slot of barrier " + id + " on channel " + channel +
+                ", which no announcement overtook");
+            count(Outcome.SKIPPED_ANNOUNCED_SLOT);
+        }
+
+        /**
+         * An upstream task announced the barrier at {@code slot} of {@code channel} ahead of the records in front of
+         * it; the task acts on it as InputTask's onAnnouncedBarrier does.
+         */
+        private void announce(final int channel, final int slot)
+        {
+            final List<Item> items = inputs.get(channel);
+            final long id = items.get(slot).checkpointId();
+            final List<String> overtaken = new ArrayList<>();
+            boolean overtookSavepoint = false;
+            for (int i = positions[channel]; i < slot; i++)
+            {
+                final Item item = items.get(i);
+                if (item.kind() == Action.RECORD)
+                {
+                    overtaken.add(item.record());
+                }
+                else if (item.kind() == Action.BARRIER &&
+                    kinds[(int)item.checkpointId()] == CheckpointBarrier.Kind.SAVEPOINT)
+                {
+                    overtookSavepoint = true;
+                }
+            }
+            clock.advance(random.nextInt(4));
+            final boolean wasBlocked = handler.isBlocked(channel);
+            final long newestBefore = newestSeen;
+            final long pendingBefore = pending();
+            begin(Action.ANNOUNCE, channel, id);
+            actionOvertaken = overtaken;
+            trace.add("announce barrier " + id + " on channel " + channel + (wasBlocked ? " (blocked)" : "") +
+                ", overtaking " + overtaken + (overtookSavepoint ? " and a savepoint's slot" : ""));
+
+            // the model: records the barrier overtook are in flight across an unaligned cut taken before it
+            final int checkpoint = (int)id;
+            if (snapshotTaken[checkpoint] && unalignedSnapshot[checkpoint] && !aborted[checkpoint] &&
+                !completed[checkpoint] && !has(deliveredBy[checkpoint], channel))
+            {
+                inFlight.get(index(id, channel)).addAll(overtaken);
+                overtakenInFlight[checkpoint] += overtaken.size();
+            }
+            delivered(channel, slot, id);
+            announced[checkpoint] = true;
+            announcements.get(channel).add(new long[] {id, slot});
+
+            // the task, as InputTask: a later channel of the checkpoint it records copies the overtaken records now;
+            // when this barrier starts the checkpoint, the snapshot callback copies them (see taskSees)
+            handledBarrier[channel] = id;
+            if (taskRecorder == id)
+            {
+                recorded.get(index(id, channel)).addAll(overtaken);
+            }
+            announcingChannel = channel;
+            announcingOvertaken = overtaken;
+            try
+            {
+                handler.barrierAnnounced(channel, new CheckpointBarrier(id, id * 1000, kinds[checkpoint]));
+            }
+            finally
+            {
+                announcingChannel = -1;
+                announcingOvertaken = List.of();
+            }
+            end();
+            checkBarrierEvent(id, newestBefore, pendingBefore);
+            if (overtookSavepoint)
+            {
+                count(Outcome.ANNOUNCEMENT_OVERTOOK_SAVEPOINT);
+            }
+            if (id <= newestCoordinatorAbort)
+            {
+                require(actionCalls.isEmpty(), () -> "announced barrier " + id + " acted after the coordinator " +
+                    "aborted " + newestCoordinatorAbort);
+                count(Outcome.ANNOUNCED_AFTER_COORDINATOR_ABORT);
+            }
+            if (wasBlocked)
+            {
+                final int savepoint = (int)pendingBefore;
+                require(savepoint > 0 && kinds[savepoint] == CheckpointBarrier.Kind.SAVEPOINT && id > savepoint,
+                    () -> "channel " + channel + " was blocked, but the model has no older savepoint aligning: " +
+                        "pending " + savepoint);
+                require(aborted[savepoint] && abortReasons[savepoint] == AbortReason.SUBSUMED,
+                    () -> "checkpoint " + id + " announced on channel " + channel + ", blocked for savepoint " +
+                        savepoint + ", did not subsume it");
+                require(!handler.isBlocked(channel), () -> "channel " + channel + " is still blocked after " +
+                    "checkpoint " + id + " subsumed savepoint " + savepoint + " on it");
+                count(Outcome.ANNOUNCED_ON_BLOCKED_CHANNEL);
+            }
+        }
+
+        /** The model: {@code channel} delivered barrier {@code id}, read at or announced for {@code slot}. */
+        private void delivered(final int channel, final int slot, final long id)
+        {
             if (id > newestSeen)
             {
                 started[(int)id] = true;
@@ -380,12 +646,16 @@ class BarrierHandlerRandomizedTest
                 actionStartedCheckpoint = true;
             }
             deliveredBy[(int)id] |= 1L << channel;
+            deliveredAt[index(id, channel)] = slot;
             for (int older = 1; older <= id; older++)
             {
                 inFlightOpen[index(older, channel)] = false;
             }
-            handler.barrierReceived(channel, new CheckpointBarrier(id, id * 1000, kinds[(int)id]));
-            end();
+        }
+
+        /** Checks after a barrier read or announced. */
+        private void checkBarrierEvent(final long id, final long newestBefore, final long pendingBefore)
+        {
             if (id < newestBefore || (id == newestBefore && id != pendingBefore))
             {
                 require(actionCalls.isEmpty(), () -> "a barrier of finished or subsumed checkpoint " + id +
@@ -451,6 +721,7 @@ class BarrierHandlerRandomizedTest
             begin(Action.COORDINATOR_ABORT, -1, id);
             trace.add("the coordinator aborts " + id);
             newestSeen = Math.max(newestSeen, id);
+            newestCoordinatorAbort = Math.max(newestCoordinatorAbort, id);
             handler.checkpointAborted(id);
             end();
             for (int older = 1; older <= id; older++)
@@ -529,6 +800,49 @@ class BarrierHandlerRandomizedTest
                 case ALL_BARRIERS_RECEIVED -> onAllBarriersReceived(call);
                 default -> throw new IllegalStateException("unknown call " + call);
             }
+            taskSees(call);
+        }
+
+        /**
+         * The simulated task's side of a call, after the model judged it: its channel-state recorder, as InputTask's
+         * controller keeps it.
+         */
+        private void taskSees(final Call call)
+        {
+            final long id = call.checkpointId();
+            switch (call.name())
+            {
+                case SNAPSHOT ->
+                {
+                    if (call.unaligned() && !call.declined())
+                    {
+                        taskRecorder = id;
+                        if (announcingChannel >= 0)
+                        {
+                            // the checkpoint starts on an announcement: the records it overtook are channel state
+                            recorded.get(index(id, announcingChannel)).addAll(announcingOvertaken);
+                        }
+                    }
+                }
+                case ABORT ->
+                {
+                    if (taskRecorder == id)
+                    {
+                        taskRecorder = 0;
+                    }
+                }
+                case ALL_BARRIERS_RECEIVED ->
+                {
+                    if (taskRecorder != 0 && taskRecorder <= id)
+                    {
+                        taskRecorder = 0;
+                    }
+                }
+                default ->
+                {
+                    // recording and blocking go through the handler's queries and the stub's bookkeeping
+                }
+            }
         }
 
         private void onSnapshot(final Call call)
@@ -546,8 +860,8 @@ class BarrierHandlerRandomizedTest
                 require(kinds[id] == CheckpointBarrier.Kind.CHECKPOINT, () -> "unaligned snapshot of savepoint " + id);
                 if (setup == Setup.UNALIGNED)
                 {
-                    require(action == Action.BARRIER && actionStartedCheckpoint && actionCheckpointId == id,
-                        () -> "unaligned snapshot of " + id + " not on its first barrier");
+                    require((action == Action.BARRIER || action == Action.ANNOUNCE) && actionStartedCheckpoint &&
+                        actionCheckpointId == id, () -> "unaligned snapshot of " + id + " not on its first barrier");
                 }
                 else
                 {
@@ -578,6 +892,12 @@ class BarrierHandlerRandomizedTest
                         inFlightOpen[index(id, channel)] = true;
                     }
                 }
+                if (action == Action.ANNOUNCE && actionCheckpointId == id)
+                {
+                    // the cut is taken while the announced barrier's channel still holds the records it overtook
+                    inFlight.get(index(id, actionChannel)).addAll(actionOvertaken);
+                    overtakenInFlight[id] += actionOvertaken.size();
+                }
             }
         }
 
@@ -597,8 +917,8 @@ class BarrierHandlerRandomizedTest
             }
             final boolean justified = switch (reason)
             {
-                case SUBSUMED -> (action == Action.BARRIER || action == Action.COORDINATOR_ABORT) &&
-                    actionCheckpointId > id;
+                case SUBSUMED -> (action == Action.BARRIER || action == Action.ANNOUNCE ||
+                    action == Action.COORDINATOR_ABORT) && actionCheckpointId > id;
                 case DECLINED -> snapshotDeclined[id] && actionCalls.stream().anyMatch(
                     c -> c.name() == Name.SNAPSHOT && c.checkpointId() == id && c.declined());
                 case ABORTED_BY_COORDINATOR -> action == Action.COORDINATOR_ABORT && actionCheckpointId == id;
@@ -607,6 +927,10 @@ class BarrierHandlerRandomizedTest
             require(justified, () -> "abort of " + id + " as " + reason + " on " + action);
             aborted[id] = true;
             abortReasons[id] = reason;
+            if (reason == AbortReason.ABORTED_BY_COORDINATOR && announced[id])
+            {
+                count(Outcome.COORDINATOR_ABORTED_ANNOUNCED);
+            }
             count(switch (reason)
             {
                 case SUBSUMED -> Outcome.SUBSUMED;
@@ -654,6 +978,10 @@ class BarrierHandlerRandomizedTest
                 }
             }
             completed[id] = true;
+            if (alignment.unaligned() && overtakenInFlight[id] > 0)
+            {
+                count(Outcome.COMPLETED_WITH_OVERTAKEN_RECORDS);
+            }
             if (!aligns(id))
             {
                 count(Outcome.AT_LEAST_ONCE_COMPLETED);
@@ -684,6 +1012,7 @@ class BarrierHandlerRandomizedTest
             actionChannel = channel;
             actionCheckpointId = checkpointId;
             actionStartedCheckpoint = false;
+            actionOvertaken = List.of();
             actionCalls.clear();
         }
 
@@ -699,8 +1028,8 @@ class BarrierHandlerRandomizedTest
                 }
                 if (call.name() == Name.STOP_RECORDING)
                 {
-                    final boolean delivered = action == Action.BARRIER && actionChannel == call.channel() &&
-                        actionCheckpointId == id;
+                    final boolean delivered = (action == Action.BARRIER || action == Action.ANNOUNCE) &&
+                        actionChannel == call.channel() && actionCheckpointId == id;
                     final boolean endedNow = action == Action.END_OF_INPUT && actionChannel == call.channel();
                     final boolean abortedNow = actionCalls.stream()
                         .anyMatch(c -> c.name() == Name.ABORT && c.checkpointId() == id);
