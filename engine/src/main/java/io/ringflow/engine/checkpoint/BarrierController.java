@@ -55,7 +55,10 @@ public interface BarrierController
     /**
      * Take the synchronous part of the task's snapshot for {@code barrier}: operator state as of now, plus, when
      * {@code unaligned}, the start of the checkpoint's channel state (records follow through
-     * {@link #startRecordingChannel}). Nothing read after this call belongs to the snapshot.
+     * {@link #startRecordingChannel}). Nothing read after this call belongs to the snapshot. When an announced barrier
+     * ({@link BarrierHandler#barrierAnnounced}) starts the checkpoint, the records still unread in front of its slot
+     * on the announcing channel were overtaken: the task copies them into the channel state itself (the handler
+     * never sees records), here, as it does for the overtaken records of every later announcement of the checkpoint.
      *
      * @param barrier   the checkpoint; its first barrier to arrive here.
      * @param unaligned whether channel state will be recorded for it.

@@ -10,8 +10,8 @@ import java.util.Objects;
  *
  * <p><b>Thread contract.</b> Not thread-safe: one task thread creates it and makes every call. The
  * {@link BarrierController} is called back on that thread, from inside the event methods ({@link #barrierReceived},
- * {@link #endOfInput}, {@link #checkTimeout}, {@link #checkpointAborted}, {@link #close}); a callback must not call an
- * event method ({@link IllegalStateException}).
+ * {@link #barrierAnnounced}, {@link #endOfInput}, {@link #checkTimeout}, {@link #checkpointAborted}, {@link #close});
+ * a callback must not call an event method ({@link IllegalStateException}).
  *
  * <p><b>Driving it.</b>
  * <ul>
@@ -107,8 +107,9 @@ public final class BarrierHandler
      *
      * @param channel the channel, 0-based.
      * @param barrier the announced barrier.
-     * @throws IllegalStateException if the channel has ended, if the channel delivered this barrier before, or after
-     *                               {@link #close()}.
+     * @throws IllegalStateException if the channel has ended, if the barrier is a savepoint's or the handler does not
+     *                               follow announcements (not pure unaligned), if the channel delivered this barrier
+     *                               or a newer one before, or after {@link #close()}.
      */
     public void barrierAnnounced(final int channel, final CheckpointBarrier barrier)
     {

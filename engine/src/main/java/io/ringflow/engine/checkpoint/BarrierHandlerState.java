@@ -56,6 +56,23 @@ abstract sealed class BarrierHandlerState
         final BarrierController controller, final int channel, final CheckpointBarrier barrier, final long nowNanos)
     {
         checkNotEnded(channel, barrier);
+        if (barrier.kind() != CheckpointBarrier.Kind.CHECKPOINT)
+        {
+            throw new IllegalStateException(what(barrier) + " announced on channel " + channel + ": only " +
+                "checkpoints are announced, a savepoint is always aligned");
+        }
+        if (!options.unaligned() || options.hasAlignedTimeout())
+        {
+            throw new IllegalStateException(what(barrier) + " announced on channel " + channel + ": announcements " +
+                "are followed only with unaligned checkpoints without an aligned timeout (" + options + ")");
+        }
+        if ((blockedChannels() & Inputs.bit(channel)) != 0 && barrier.checkpointId() <= latestCheckpointId())
+        {
+            throw new IllegalStateException(what(barrier) + " announced on channel " + channel + ", which is " +
+                "blocked having delivered checkpoint " + latestCheckpointId() + ": barrier ids must increase along " +
+                "every channel (" + this + ")");
+        }
+        // a newer barrier aborts the current checkpoint first, which unblocks every channel, then starts as if read
         return onBarrier(controller, channel, barrier, nowNanos);
     }
 

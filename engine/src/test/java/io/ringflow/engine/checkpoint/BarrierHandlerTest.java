@@ -43,6 +43,48 @@ class BarrierHandlerTest
     }
 
     @Test
+    void aNewerCheckpointAnnouncedOnAChannelBlockedForASavepointSupersedesTheSavepointThere()
+    {
+        // given: a savepoint aligning, channel 0 blocked (the coordinator aborted it; its abort is on the way)
+        final BarrierHandler handler = new BarrierHandler(2, BarrierHandlerOptions.unalignedCheckpoints(), controller,
+            clock);
+        handler.barrierReceived(0, savepoint(1));
+        assertThat(handler.isBlocked(0)).isTrue();
+        controller.takeCalls();
+
+        // when: the next checkpoint is announced on the blocked channel, out of band
+        handler.barrierAnnounced(0, checkpoint(2));
+
+        // then: the savepoint is given up here, the channel unblocked, the checkpoint taken unaligned at once
+        assertThat(controller.takeCalls()).containsExactly("unblock all", "abort 1 SUBSUMED",
+            "snapshot 2 unaligned", "forward 2 unaligned", "record 1 for 2");
+        assertThat(handler.isBlocked(0)).isFalse();
+        assertThat(handler.isRecording(1)).isTrue();
+    }
+
+    @Test
+    void anAnnouncementOnlyComesForACheckpointWithUnalignedBarriersAndNeverGoesBackwards()
+    {
+        final BarrierHandler unaligned = new BarrierHandler(2, BarrierHandlerOptions.unalignedCheckpoints(),
+            controller, clock);
+        assertThatThrownBy(() -> unaligned.barrierAnnounced(0, savepoint(1)))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("only checkpoints are announced");
+
+        final BarrierHandler stale = new BarrierHandler(2, BarrierHandlerOptions.unalignedCheckpoints(), controller,
+            clock);
+        stale.barrierReceived(0, savepoint(3));
+        assertThatThrownBy(() -> stale.barrierAnnounced(0, checkpoint(2)))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("barrier ids must increase along every channel");
+
+        final BarrierHandler alignedHandler = aligned(2);
+        assertThatThrownBy(() -> alignedHandler.barrierAnnounced(0, checkpoint(1)))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("announcements are followed only with unaligned checkpoints");
+    }
+
+    @Test
     void nothingFollowsEndOfInputOnAChannel()
     {
         // given
