@@ -41,10 +41,13 @@ public interface JobHandle extends AutoCloseable
     Optional<Throwable> failureCause();
 
     /**
-     * Triggers a checkpoint now, whether or not periodic checkpoints are configured.
+     * Asks for a checkpoint, whether or not periodic checkpoints are configured. It obeys the rules periodic ones do:
+     * it starts at once unless a savepoint is pending, {@code maxConcurrent} checkpoints are pending (1 without a
+     * {@code CheckpointConfig}) or the minimum pause since the last one has not passed; then it waits its turn.
      *
-     * @return completes when every task acknowledged it; completes exceptionally when it is aborted (subsumed,
-     *     expired, or the job stopped).
+     * @return completes when every task acknowledged it; completes exceptionally with a {@link CheckpointException}
+     *     whose {@link CheckpointException#reason() reason} says why: refused (the job is not running, is waiting to
+     *     restart, or too many triggers wait) or aborted (subsumed, expired, declined, the job stopped, ...).
      */
     CompletableFuture<CompletedCheckpoint> triggerCheckpoint();
 
@@ -56,7 +59,11 @@ public interface JobHandle extends AutoCloseable
      * a changed job or at another parallelism), marked as a savepoint in its metadata, never pruned by retention and
      * never deleted when the job is cancelled. Restore it with {@code JobConfig.restoreFrom}.
      *
-     * @return completes with the savepoint once durable, or exceptionally when it is aborted.
+     * Every barrier mode takes it aligned, at-least-once included, so restoring it is exact. One savepoint is
+     * pending at a time (a second waits), and while it is pending no checkpoint starts, so nothing overtakes it.
+     *
+     * @return completes with the savepoint once durable, or exceptionally with a {@link CheckpointException} when it
+     *     is refused or aborted.
      */
     CompletableFuture<CompletedCheckpoint> triggerSavepoint();
 
@@ -66,7 +73,8 @@ public interface JobHandle extends AutoCloseable
      * where the job stopped, so no record is processed twice. If the savepoint fails, the sources resume and the job
      * keeps running.
      *
-     * @return completes with the savepoint, or exceptionally when it failed.
+     * @return completes with the savepoint, or exceptionally with a {@link CheckpointException} when it failed or was
+     *     refused (for example while the job waits to restart: ask again once it runs).
      */
     CompletableFuture<CompletedCheckpoint> stopWithSavepoint();
 
