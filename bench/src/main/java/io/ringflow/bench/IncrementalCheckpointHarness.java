@@ -296,8 +296,12 @@ public final class IncrementalCheckpointHarness
                 .build();
             final AppCountCheckingSink sink = new AppCountCheckingSink(keyCount);
             final JobEnvironment env = JobEnvironment.create(config);
-            env.fromSource(GeneratorSource.bounded(records, PageView.class, PageViews.generator(keyCount))
-                    .withRate(rate), "views")
+            // the source ends only once five checkpoints were measured: how many complete in the measured window
+            // never depends on how fast this machine is
+            final java.util.concurrent.atomic.AtomicBoolean enoughMeasured =
+                new java.util.concurrent.atomic.AtomicBoolean();
+            env.fromSource(new EndAfterCheckpointSource<>(GeneratorSource.bounded(records,
+                    PageView.class, PageViews.generator(keyCount)).withRate(rate), 1, enoughMeasured::get), "views")
                 .keyBy(PageView::appId)
                 .process(CountPerApp::new).name("count")
                 .sinkTo(sink).name("sink");
@@ -314,6 +318,7 @@ public final class IncrementalCheckpointHarness
                         {
                             seen.putIfAbsent(done.checkpointId(), done);
                         }
+                        enoughMeasured.set(seen.size() >= 5);
                     }
                     Thread.sleep(10);
                 }

@@ -98,6 +98,8 @@ import java.util.concurrent.TimeoutException;
  *                       possible: the harness says so and runs unpinned, threads sharing both cores with the JVM.
  * --bounded             bounded source, the job runs to FINISHED: exact count verification (see above)
  * --no-floor            skip the bare Disruptor floor
+ * --drain-seconds S     how long the runs may take past their window before they are given up as stuck (default
+ *                       the larger of 5 s and --seconds); the smoke test passes a hang guard
  * </pre>
  * Run with a fixed, pre-touched heap, e.g.
  * {@code java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -cp bench/target/benchmarks.jar io.ringflow.bench.LatencyHarness}
@@ -274,7 +276,7 @@ public final class LatencyHarness
 
         final List<String> checks = new ArrayList<>();
         boolean passed = true;
-        final long drainNanos = Math.max(5 * NANOS_PER_SECOND, options.measureNanos);
+        final long drainNanos = options.drainNanos();
         final long deadline = System.nanoTime() + options.warmupNanos + options.measureNanos + drainNanos;
         JobStatus status = null;
         Throwable failure = null;
@@ -593,7 +595,7 @@ public final class LatencyHarness
         producerThread.start();
 
         final long timeoutMillis = TimeUnit.NANOSECONDS.toMillis(options.warmupNanos + options.measureNanos +
-            Math.max(5 * NANOS_PER_SECOND, options.measureNanos)) + 20;
+            options.drainNanos()) + 20;
         producerThread.join(timeoutMillis);
         consumerThread.join(Math.max(1, timeoutMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
         final boolean stuck = producerThread.isAlive() || consumerThread.isAlive();
@@ -962,6 +964,7 @@ public final class LatencyHarness
             "usage: LatencyHarness [--idle BUSY_SPIN|YIELD|BACKOFF|BLOCK] [--rate N] [--keys N]",
             "                      [--warmup-seconds S] [--seconds S] [--chaining true|false]",
             "                      [--pin [CPU,CPU,...]] [--spare-core] [--bounded] [--no-floor]",
+            "                      [--drain-seconds S]",
             "defaults: --idle BUSY_SPIN --rate 1000000 --keys 1000 --warmup-seconds 10 --seconds 20 --chaining true");
 
         IdleStrategyKind idle = IdleStrategyKind.BUSY_SPIN;
@@ -975,7 +978,15 @@ public final class LatencyHarness
         boolean spareCore;
         boolean bounded;
         boolean floor = true;
+        /** How long past the window a run may take; negative for the default, max(5 s, measureNanos). */
+        long drainNanos = -1;
         boolean help;
+
+        /** @return how long past its window a run may take before it is given up as stuck. */
+        long drainNanos()
+        {
+            return drainNanos >= 0 ? drainNanos : Math.max(5 * NANOS_PER_SECOND, measureNanos);
+        }
 
         /**
          * @param args command-line arguments.
@@ -1023,6 +1034,9 @@ public final class LatencyHarness
                         break;
                     case "--no-floor":
                         o.floor = false;
+                        break;
+                    case "--drain-seconds":
+                        o.drainNanos = seconds(value(args, ++i, arg), arg, false);
                         break;
                     case "--help":
                     case "-h":

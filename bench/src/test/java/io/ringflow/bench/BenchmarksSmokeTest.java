@@ -95,7 +95,8 @@ class BenchmarksSmokeTest
     void latencyHarnessRunsAndItsChecksPass() throws Exception
     {
         final LatencyHarness.Report report = harness(
-            "--rate", "20000", "--keys", "100", "--warmup-seconds", "0.2", "--seconds", "0.3");
+            "--rate", "20000", "--keys", "100", "--warmup-seconds", "0.2", "--seconds", "0.3",
+            "--drain-seconds", "120");
 
         assertThat(report.passed()).isTrue();
         assertThat(report.results()).extracting(LatencyHarness.RunResult::name)
@@ -111,7 +112,7 @@ class BenchmarksSmokeTest
     {
         final LatencyHarness.Report report = harness(
             "--rate", "20000", "--keys", "100", "--warmup-seconds", "0.1", "--seconds", "0.2", "--bounded",
-            "--chaining", "false", "--idle", "BLOCK", "--no-floor");
+            "--chaining", "false", "--idle", "BLOCK", "--no-floor", "--drain-seconds", "120");
 
         assertThat(report.passed()).isTrue();
         assertThat(report.results()).hasSize(1);

@@ -134,8 +134,9 @@ class FailureTest
     @Test
     void moreTaskThreadsThanCoresFinishWithTheDefaultIdleStrategy() throws Exception
     {
-        // 3 sources x 2 + 2 keyed + 2 more = 10 threads on this 2-core machine
-        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        // 3 sources x p + p keyed + p more = 5p task threads on p cores
+        final int cores = Math.max(2, Runtime.getRuntime().availableProcessors());
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(cores).build());
         final DiscardSink<Long> sink = new DiscardSink<>();
         final DataStream<Long> a = env.fromSource(GeneratorSource.bounded(300_000, Long.class, (i, t) -> i), "a");
         final DataStream<Long> b = env.fromSource(GeneratorSource.bounded(300_000, Long.class, (i, t) -> i), "b");
@@ -143,7 +144,8 @@ class FailureTest
         a.union(b, c).keyBy(n -> n % 1000).map(n -> n).name("keyed").rebalance().map(n -> n).name("spread")
             .sinkTo(sink);
         final JobHandle job = env.execute("crowded");
-        assertThat(TestJobs.liveThreadsOf("crowded").size()).isGreaterThan(Runtime.getRuntime().availableProcessors());
+        assertThat(((io.ringflow.engine.runtime.JobRun)job).currentAttempt().threadNames())
+            .hasSize(5 * cores).hasSizeGreaterThan(Runtime.getRuntime().availableProcessors());
         TestJobs.awaitFinished(job);
         assertThat(sink.count()).isEqualTo(900_000);
     }

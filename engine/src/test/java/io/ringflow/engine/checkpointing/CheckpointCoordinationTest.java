@@ -171,7 +171,9 @@ class CheckpointCoordinationTest
         final JobHandle handle = env.execute("expiring");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> handle.awaitTermination(TestJobs.HANG_GUARD))
             .hasMessageContaining("tolerable checkpoint failures (2)");
-        assertThat(handle.completedCheckpoints()).isEmpty();
+        // a barrier injected before the first record may still pass the sink; none after it can
+        assertThat(handle.completedCheckpoints())
+            .allSatisfy(checkpoint -> assertThat(checkpoint.sourcePositions().get("numbers")).containsExactly(0L));
     }
 
     @Test

@@ -72,9 +72,11 @@ class UnalignedCheckpointTest
             {
                 permits.release();
                 released++;
-                // wait until the sink took the permit (or the checkpoint completed): one record at a time
+                // wait until the sink took the permit and the source refilled the rings (or the checkpoint
+                // completed): one record at a time, the rings full before the next, however slow the source thread
                 Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
-                    pending.isDone() || (permits.availablePermits() == 0 && permits.hasQueuedThreads()));
+                    pending.isDone() || (permits.availablePermits() == 0 && permits.hasQueuedThreads() &&
+                        attempt.channelBacklogs().stream().allMatch(backlog -> backlog == RING)));
             }
             final CompletedCheckpoint checkpoint = pending.get(2, TimeUnit.MINUTES);
             // an aligned barrier would wait behind both full rings: at least 2 * RING records

@@ -386,9 +386,15 @@ class ChronicleKeyedStateStoreTest
         };
         increments.run();
 
-        final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
-        increments.run();
-        final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        // the least of a few measured rounds: a JIT compilation finishing during one round may allocate on this
+        // thread, but one allocation per increment would put every round far above the bound
+        long allocated = Long.MAX_VALUE;
+        for (int round = 0; round < 5 && allocated >= 64 * 1024; round++)
+        {
+            final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            increments.run();
+            allocated = Math.min(allocated, threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
+        }
 
         assertThat(allocated).as("bytes allocated by 200,000 increments").isLessThan(64 * 1024);
     }
