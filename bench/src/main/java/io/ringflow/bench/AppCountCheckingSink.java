@@ -1,7 +1,7 @@
 package io.ringflow.bench;
 
 import io.ringflow.bench.PageViews.AppCount;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 

@@ -9,7 +9,7 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.SubtaskCheckpointStats;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.RuntimeContext;
@@ -17,7 +17,7 @@ import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.runtime.JobExecution;
 import io.ringflow.engine.runtime.JobRun;
 import io.ringflow.state.keyed.ValueState;
@@ -418,7 +418,7 @@ public final class CheckpointHarness
         }
         return JobConfig.builder()
             // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
-            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP)
+            .stateBackend(new io.ringflow.state.heap.HeapStateBackend())
             .ringSize(ring)
             .idleStrategy(idle)
             .checkpointingMode(barriers == Barriers.AT_LEAST_ONCE ? CheckpointingMode.AT_LEAST_ONCE :

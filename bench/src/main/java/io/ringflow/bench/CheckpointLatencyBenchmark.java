@@ -9,7 +9,7 @@ import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -105,7 +105,7 @@ public class CheckpointLatencyBenchmark
         final JobConfig.Builder config = JobConfig.builder()
             .idleStrategy(idleStrategy).checkpointingMode(checkpointingMode).chaining(true)
             // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
-            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP);
+            .stateBackend(new io.ringflow.state.heap.HeapStateBackend());
         final io.ringflow.engine.api.CheckpointConfig.Builder checkpoints =
             io.ringflow.engine.api.CheckpointConfig.every(java.time.Duration.ofDays(1)).unaligned(unaligned);
         if ("DIRECTORY".equals(storage))

@@ -1,6 +1,6 @@
 package io.ringflow.bench;
 
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.CheckpointListener;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.source.Source;

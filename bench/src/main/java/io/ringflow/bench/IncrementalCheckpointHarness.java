@@ -9,10 +9,10 @@ import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
-import io.ringflow.engine.api.StateBackendKind;
 import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
+import io.ringflow.state.chronicle.ChronicleStateBackend;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.KeyGroupRange;
@@ -287,9 +287,8 @@ public final class IncrementalCheckpointHarness
             final JobConfig config = JobConfig.builder()
                 .defaultParallelism(1)
                 .idleStrategy(IdleStrategyKind.BACKOFF)
-                .stateBackend(StateBackendKind.CHRONICLE)
-                .chronicleState(ChronicleStateConfig.defaults().withExpectedEntriesPerState(Math.max(1_000,
-                    keyCount)))
+                .stateBackend(new ChronicleStateBackend(
+                    ChronicleStateConfig.defaults().withExpectedEntriesPerState(Math.max(1_000, keyCount))))
                 .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs))
                     .storage(new DirectoryCheckpointStorage(dir)).retained(1).retainOnCancel(false)
                     .incremental(incremental).build())

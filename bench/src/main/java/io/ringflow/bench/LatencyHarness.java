@@ -9,7 +9,7 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.engine.api.source.GeneratorSource;
@@ -252,7 +252,7 @@ public final class LatencyHarness
     {
         final JobConfig.Builder builder = JobConfig.builder()
             // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
-            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP)
+            .stateBackend(new io.ringflow.state.heap.HeapStateBackend())
             .defaultParallelism(1)
             .chaining(options.chaining)
             .idleStrategy(options.idle);

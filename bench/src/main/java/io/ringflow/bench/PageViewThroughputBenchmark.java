@@ -4,10 +4,9 @@ import io.ringflow.bench.PageViews.CountPerApp;
 import io.ringflow.bench.PageViews.PageView;
 import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.api.CheckpointConfig;
-import io.ringflow.engine.api.StateBackendKind;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.engine.api.JobConfig;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import java.time.Duration;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.source.GeneratorSource;
@@ -120,7 +119,7 @@ public class PageViewThroughputBenchmark
 
     /** Where the per-app counts live. */
     @Param({"HEAP"})
-    public StateBackendKind stateBackend;
+    public BackendChoice stateBackend;
 
     /** Capacity of the Chronicle backend's hot-key front per value state (its default is 1,024). */
     @Param({"1024"})
@@ -145,9 +144,8 @@ public class PageViewThroughputBenchmark
             .chaining(chaining)
             .idleStrategy(idleStrategy)
             .checkpointingMode(checkpointingMode)
-            .stateBackend(stateBackend)
-            .chronicleState(ChronicleStateConfig.defaults().withExpectedEntriesPerState(Math.max(1_000, keys))
-                .withHotKeysPerState(hotKeys));
+            .stateBackend(stateBackend.create(ChronicleStateConfig.defaults()
+                .withExpectedEntriesPerState(Math.max(1_000, keys)).withHotKeysPerState(hotKeys)));
         if (checkpointIntervalMs > 0)
         {
             builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))

@@ -3,7 +3,7 @@ package io.ringflow.bench;
 import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.engine.api.source.GeneratorSource;

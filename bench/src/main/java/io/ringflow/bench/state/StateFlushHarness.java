@@ -3,10 +3,10 @@ package io.ringflow.bench.state;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.codec.CodecRegistry;
-import io.ringflow.state.keyed.HeapKeyedStateStore;
+import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
@@ -150,10 +150,7 @@ public final class StateFlushHarness
         }
         finally
         {
-            if (store instanceof AutoCloseable closeable)
-            {
-                closeable.close();
-            }
+            store.close();
         }
     }
 

@@ -1,8 +1,7 @@
 package io.ringflow.engine.api;
 
-import io.ringflow.engine.channel.SlotDescriptor;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
-import io.ringflow.state.chronicle.ChronicleStateConfig;
+import io.ringflow.state.backend.StateBackend;
+import io.ringflow.state.chronicle.ChronicleStateBackend;
 import io.ringflow.state.keyed.KeyGroups;
 
 import java.nio.file.Path;
@@ -14,6 +13,9 @@ import java.util.Arrays;
  */
 public final class JobConfig
 {
+    /** The smallest slot: its 8-byte header and a checkpoint barrier. A record must encode to at most slotSize - 8. */
+    public static final int MIN_SLOT_SIZE = 32;
+
     private final int defaultParallelism;
     private final int maxParallelism;
     private final int ringSize;
@@ -32,13 +34,11 @@ public final class JobConfig
     private final RestartStrategy restartStrategy;
     private final Path restoreFrom;
     private final boolean allowNonRestoredState;
-    private final StateBackendKind stateBackend;
-    private final ChronicleStateConfig chronicleState;
+    private final StateBackend stateBackend;
 
     private JobConfig(final Builder b)
     {
         stateBackend = b.stateBackend;
-        chronicleState = b.chronicleState;
         restartStrategy = b.restartStrategy;
         restoreFrom = b.restoreFrom;
         allowNonRestoredState = b.allowNonRestoredState;
@@ -170,15 +170,9 @@ public final class JobConfig
     }
 
     /** @return where keyed state lives. */
-    public StateBackendKind stateBackend()
+    public StateBackend stateBackend()
     {
         return stateBackend;
-    }
-
-    /** @return sizing and location of the Chronicle maps, for {@link StateBackendKind#CHRONICLE}. */
-    public ChronicleStateConfig chronicleState()
-    {
-        return chronicleState;
     }
 
     /** @return a builder holding these settings. */
@@ -202,7 +196,6 @@ public final class JobConfig
         b.restoreFrom = restoreFrom;
         b.allowNonRestoredState = allowNonRestoredState;
         b.stateBackend = stateBackend;
-        b.chronicleState = chronicleState;
         return b;
     }
 
@@ -215,8 +208,7 @@ public final class JobConfig
             ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
             ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
             ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom +
-            ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend +
-            (stateBackend == StateBackendKind.CHRONICLE ? ", chronicleState=" + chronicleState : "") + '}';
+            ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend + '}';
     }
 
     /**
@@ -240,8 +232,7 @@ public final class JobConfig
         private RestartStrategy restartStrategy = RestartStrategy.none();
         private Path restoreFrom;
         private boolean allowNonRestoredState;
-        private StateBackendKind stateBackend = StateBackendKind.CHRONICLE;
-        private ChronicleStateConfig chronicleState = ChronicleStateConfig.defaults();
+        private StateBackend stateBackend = new ChronicleStateBackend();
 
         private Builder()
         {
@@ -389,23 +380,14 @@ public final class JobConfig
         }
 
         /**
-         * @param value where keyed state lives (default {@link StateBackendKind#CHRONICLE}).
+         * @param value where keyed state lives (default {@code new ChronicleStateBackend()}: off-heap Chronicle Maps;
+         *              {@code new HeapStateBackend()} for on-heap maps, {@code new ChronicleStateBackend(config)}
+         *              to size the maps or keep them in memory-mapped files).
          * @return this
          */
-        public Builder stateBackend(final StateBackendKind value)
+        public Builder stateBackend(final StateBackend value)
         {
             stateBackend = value;
-            return this;
-        }
-
-        /**
-         * @param value sizing of each state's Chronicle Map and, optionally, a directory for memory-mapped files
-         *              (default {@link ChronicleStateConfig#defaults()}); used with {@link StateBackendKind#CHRONICLE}.
-         * @return this
-         */
-        public Builder chronicleState(final ChronicleStateConfig value)
-        {
-            chronicleState = value;
             return this;
         }
 
@@ -429,10 +411,10 @@ public final class JobConfig
             {
                 throw invalid("ringSize", ringSize, "must be a power of two, at least 2");
             }
-            if (slotSize < SlotDescriptor.MIN_SLOT_SIZE || (slotSize & 7) != 0)
+            if (slotSize < MIN_SLOT_SIZE || (slotSize & 7) != 0)
             {
                 throw invalid("slotSize", slotSize, "must be a multiple of 8 and at least " +
-                    SlotDescriptor.MIN_SLOT_SIZE);
+                    MIN_SLOT_SIZE);
             }
             if (publishBatch < 0 || publishBatch >= ringSize)
             {
@@ -460,10 +442,6 @@ public final class JobConfig
             if (stateBackend == null)
             {
                 throw new IllegalArgumentException("stateBackend must not be null");
-            }
-            if (chronicleState == null)
-            {
-                throw new IllegalArgumentException("chronicleState must not be null");
             }
             if (restartStrategy == null)
             {

@@ -1,5 +1,6 @@
 package io.ringflow.engine.checkpoint;
 
+import io.ringflow.engine.api.CheckpointingMode;
 import java.util.Objects;
 
 /**

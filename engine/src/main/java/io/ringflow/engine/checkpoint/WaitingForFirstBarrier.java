@@ -1,5 +1,7 @@
 package io.ringflow.engine.checkpoint;
 
+
+import io.ringflow.engine.api.CheckpointingMode;
 /**
  * No checkpoint is in progress; the next barrier newer than {@link #latestCheckpointId()} starts one. Which state it
  * starts is decided here, per checkpoint: aligned for a savepoint in every mode; else at-least-once tracking, aligned,

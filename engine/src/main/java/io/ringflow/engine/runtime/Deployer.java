@@ -10,7 +10,7 @@ import io.ringflow.engine.channel.RingChannel;
 import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.checkpoint.BarrierHandler;
 import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.graph.Chains;
 import io.ringflow.engine.graph.NodeKind;
 import io.ringflow.engine.graph.PartitionKind;
@@ -22,9 +22,9 @@ import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.MissingCodecException;
-import io.ringflow.state.keyed.HeapKeyedStateStore;
 import io.ringflow.state.keyed.KeyGroups;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStoreSpec;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -358,31 +358,20 @@ public final class Deployer
     /** Creates one subtask's keyed store in the configured backend; the execution closes it at the end. */
     private KeyedStateStore keyedStore(final JobExecution execution, final StreamNode node, final int subtask)
     {
-        final io.ringflow.state.keyed.KeyGroupRange range =
-            KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
-        if (config.stateBackend() == io.ringflow.engine.api.StateBackendKind.HEAP)
-        {
-            // takes full snapshots only: with incremental snapshots each is a new chain
-            return new HeapKeyedStateStore(codecs, config.maxParallelism(), range);
-        }
-        final io.ringflow.state.chronicle.ChronicleKeyedStateStore store;
+        final KeyedStoreSpec spec = new KeyedStoreSpec(
+            node.describe() + " subtask " + subtask, codecs, config.maxParallelism(),
+            KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism()),
+            config.checkpointing() != null && config.checkpointing().incremental());
+        final KeyedStateStore store;
         try
         {
-            store = new io.ringflow.state.chronicle.ChronicleKeyedStateStore(config.chronicleState(), codecs,
-                config.maxParallelism(), range);
+            store = config.stateBackend().createKeyedStore(spec);
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new InvalidJobException("cannot create the Chronicle state of " + node.describe() + " subtask " +
-                subtask + ": " + ex.getMessage(), ex);
+            throw new InvalidJobException(ex.getMessage(), ex);
         }
         execution.closeAtEnd(store);
-        // keyed operators clear the current key after every record, before the task can wait for anything
-        store.holdLookups();
-        if (config.checkpointing() != null && config.checkpointing().incremental())
-        {
-            store.trackChanges();
-        }
         return store;
     }
 

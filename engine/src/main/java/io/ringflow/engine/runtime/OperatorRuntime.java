@@ -3,7 +3,7 @@ package io.ringflow.engine.runtime;
 import io.ringflow.engine.api.functions.RuntimeContext;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.keyed.ListState;
 import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.keyed.MapState;

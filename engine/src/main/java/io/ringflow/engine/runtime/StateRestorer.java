@@ -10,7 +10,7 @@ import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.checkpoint.SubtaskState;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.snapshot.KeyedSnapshotChain;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 

@@ -288,7 +288,7 @@ abstract class Task implements Runnable, BackPressure
             try
             {
                 operator.onBarrier(checkpointId);
-                final io.ringflow.state.keyed.KeyedStateStore keyed = runtimes[i].keyedStateStore();
+                final io.ringflow.state.backend.KeyedStateStore keyed = runtimes[i].keyedStateStore();
                 final long entries = keyed == null ? 0 : keyed.entryCount();
                 if (entries > 0)
                 {
@@ -330,7 +330,7 @@ abstract class Task implements Runnable, BackPressure
      * both for the shared area.
      */
     private static void snapshotKeyed(final TaskSnapshot taken, final long checkpointId, final int index,
-        final OperatorRuntime runtime, final io.ringflow.state.keyed.KeyedStateStore keyed, final long entries,
+        final OperatorRuntime runtime, final io.ringflow.state.backend.KeyedStateStore keyed, final long entries,
         final KeyedSnapshotPlan plan)
     {
         if (plan == null)
@@ -470,7 +470,7 @@ abstract class Task implements Runnable, BackPressure
             // and let go of any state lookup a record left open, so a snapshot flusher never waits for this wait
             for (final StreamOperator operator : chain)
             {
-                final io.ringflow.state.keyed.KeyedStateStore keyed = operator.runtime().keyedStateStore();
+                final io.ringflow.state.backend.KeyedStateStore keyed = operator.runtime().keyedStateStore();
                 if (keyed != null)
                 {
                     keyed.beforeWaiting();

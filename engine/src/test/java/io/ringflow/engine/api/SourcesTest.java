@@ -1,5 +1,6 @@
 package io.ringflow.engine.api;
 
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.source.CollectionSource;
 import io.ringflow.engine.api.source.FileLineSource;
 import io.ringflow.engine.api.source.GeneratorSource;

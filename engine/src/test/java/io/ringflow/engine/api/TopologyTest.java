@@ -1,5 +1,6 @@
 package io.ringflow.engine.api;
 
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.CoProcessFunction;
@@ -212,9 +213,9 @@ class TopologyTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.EnumSource(io.ringflow.engine.checkpoint.CheckpointingMode.class)
+    @org.junit.jupiter.params.provider.EnumSource(io.ringflow.engine.api.CheckpointingMode.class)
     void aBarrierInjectedAtTheSourcesReachesEverySinkThroughUnionsAndShuffles(
-        final io.ringflow.engine.checkpoint.CheckpointingMode mode) throws Exception
+        final io.ringflow.engine.api.CheckpointingMode mode) throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(
             JobConfig.builder().defaultParallelism(2).checkpointingMode(mode).build());

@@ -1,5 +1,6 @@
 package io.ringflow.engine.checkpoint;
 
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.checkpoint.RecordingController.Call;
 import io.ringflow.engine.checkpoint.RecordingController.Name;
 import org.junit.jupiter.params.ParameterizedTest;

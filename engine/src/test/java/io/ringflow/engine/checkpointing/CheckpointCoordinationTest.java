@@ -13,7 +13,7 @@ import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,7 +2,7 @@ package io.ringflow.engine.recovery;
 
 import io.ringflow.engine.api.DataStream;
 import io.ringflow.engine.api.JobEnvironment;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.CheckpointedFunction;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;

@@ -8,7 +8,7 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.api.StateBackendKind;
+import io.ringflow.engine.TestBackends;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.StateHandle;
@@ -49,7 +49,7 @@ class IncrementalCheckpointTest
         final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
         final CountingJob job = new CountingJob(KEYS);
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .stateBackend(StateBackendKind.CHRONICLE)
+            .stateBackend(TestBackends.CHRONICLE.create())
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retained(2)
                 .incremental(true).fullSnapshotEvery(3).build())
             .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
@@ -106,7 +106,7 @@ class IncrementalCheckpointTest
         final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
         final CountingJob first = new CountingJob(KEYS);
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .stateBackend(StateBackendKind.CHRONICLE)
+            .stateBackend(TestBackends.CHRONICLE.create())
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).incremental(true).build())
             .build());
         first.build(env, 2);
@@ -119,10 +119,10 @@ class IncrementalCheckpointTest
         }
         assertThat(chainLengths(storage, last)).containsExactly(3, 3);
 
-        for (final StateBackendKind backend : StateBackendKind.values())
+        for (final TestBackends backend : TestBackends.values())
         {
             final CountingJob second = new CountingJob(KEYS);
-            final JobEnvironment restored = JobEnvironment.create(JobConfig.builder().stateBackend(backend)
+            final JobEnvironment restored = JobEnvironment.create(JobConfig.builder().stateBackend(backend.create())
                 .restoreFrom(dir.resolve("chk-" + last)).build());
             second.build(restored, 3);
             try (JobHandle handle = restored.execute("incremental-second-" + backend))
@@ -140,7 +140,7 @@ class IncrementalCheckpointTest
         final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
         final CountingJob job = new CountingJob(KEYS);
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .stateBackend(StateBackendKind.HEAP)
+            .stateBackend(TestBackends.HEAP.create())
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retained(3)
                 .incremental(true).build())
             .build());

@@ -10,7 +10,7 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
@@ -252,7 +252,7 @@ class RecoveryTest
 
         final CountingJob second = new CountingJob(KEYS);
         final JobEnvironment chronicle = JobEnvironment.create(JobConfig.builder()
-            .stateBackend(io.ringflow.engine.api.StateBackendKind.CHRONICLE)
+            .stateBackend(new io.ringflow.state.chronicle.ChronicleStateBackend())
             .restoreFrom(dir.resolve("chk-" + checkpointId))
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).build())
             .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
@@ -332,7 +332,7 @@ class RecoveryTest
         final CountingJob job = new CountingJob(KEYS);
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             // the heap backend writes it, so the restores (default backend: Chronicle) also cross backends
-            .stateBackend(io.ringflow.engine.api.StateBackendKind.HEAP)
+            .stateBackend(new io.ringflow.state.heap.HeapStateBackend())
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(new DirectoryCheckpointStorage(dir))
                 .retainOnCancel(true).build())
             .build());

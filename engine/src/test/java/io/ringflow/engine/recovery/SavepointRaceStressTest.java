@@ -10,8 +10,8 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.api.StateBackendKind;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.TestBackends;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.CheckpointedFunction;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
@@ -20,7 +20,7 @@ import io.ringflow.engine.api.functions.RuntimeContext;
 import io.ringflow.engine.api.functions.StateInitializationContext;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
@@ -139,7 +139,7 @@ class SavepointRaceStressTest
     {
         final Random random = new Random(seed);
         final Mode mode = Mode.values()[(int)(seed % Mode.values().length)];
-        final StateBackendKind backend = random.nextInt(3) == 0 ? StateBackendKind.CHRONICLE : StateBackendKind.HEAP;
+        final TestBackends backend = random.nextInt(3) == 0 ? TestBackends.CHRONICLE : TestBackends.HEAP;
         final int maxConcurrent = 1 + random.nextInt(3);
         final int intervalMillis = 1 + random.nextInt(13);
         final Ending ending = Ending.values()[random.nextInt(Ending.values().length)];
@@ -157,7 +157,7 @@ class SavepointRaceStressTest
             {
             }
         }
-        final JobConfig.Builder config = JobConfig.builder().defaultParallelism(SOURCES).stateBackend(backend)
+        final JobConfig.Builder config = JobConfig.builder().defaultParallelism(SOURCES).stateBackend(backend.create())
             .ringSize(16 << random.nextInt(4)).checkpointingMode(mode == Mode.AT_LEAST_ONCE ?
                 CheckpointingMode.AT_LEAST_ONCE : CheckpointingMode.EXACTLY_ONCE)
             .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO));

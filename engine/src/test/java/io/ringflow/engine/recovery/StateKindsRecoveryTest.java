@@ -7,8 +7,8 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.api.StateBackendKind;
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.TestBackends;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.RuntimeContext;
@@ -58,14 +58,14 @@ class StateKindsRecoveryTest
     }
 
     @ParameterizedTest
-    @EnumSource(StateBackendKind.class)
-    void everyStateKindSurvivesAFailure(final StateBackendKind backend) throws Exception
+    @EnumSource(TestBackends.class)
+    void everyStateKindSurvivesAFailure(final TestBackends backend) throws Exception
     {
         final GatedSource source = new GatedSource();
         final AtomicBoolean armed = new AtomicBoolean();
         final Map<Long, Summary> latest = new ConcurrentHashMap<>();
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
-            .stateBackend(backend)
+            .stateBackend(backend.create())
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).build())
             .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
             .build());

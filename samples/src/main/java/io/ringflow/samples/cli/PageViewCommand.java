@@ -271,14 +271,14 @@ public final class PageViewCommand implements Callable<Integer>
                 }
             }
             config.checkpointing(checkpoints.build()).checkpointingMode("at-least-once".equals(mode) ?
-                io.ringflow.engine.checkpoint.CheckpointingMode.AT_LEAST_ONCE :
-                io.ringflow.engine.checkpoint.CheckpointingMode.EXACTLY_ONCE);
+                io.ringflow.engine.api.CheckpointingMode.AT_LEAST_ONCE :
+                io.ringflow.engine.api.CheckpointingMode.EXACTLY_ONCE);
         }
         return config
             .restoreFrom(fromCheckpoint)
             .allowNonRestoredState(allowNonRestoredState)
-            .stateBackend("chronicle".equals(backend) ? io.ringflow.engine.api.StateBackendKind.CHRONICLE :
-                io.ringflow.engine.api.StateBackendKind.HEAP)
+            .stateBackend("chronicle".equals(backend) ? new io.ringflow.state.chronicle.ChronicleStateBackend() :
+                new io.ringflow.state.heap.HeapStateBackend())
             .restartStrategy(restarts == 0 ? io.ringflow.engine.api.RestartStrategy.none() :
                 io.ringflow.engine.api.RestartStrategy.fixedDelay(restarts, Duration.ofMillis(100)))
             .build();

@@ -1,6 +1,6 @@
 package io.ringflow.samples.pageview;
 
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import org.HdrHistogram.Histogram;

@@ -5,7 +5,6 @@ import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
-import io.ringflow.engine.api.StateBackendKind;
 import io.ringflow.samples.pageview.PageViewCount;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import org.awaitility.Awaitility;
@@ -105,7 +104,7 @@ class RingflowCommandTest
         final PageViewCount.Options options = PageViewCount.Options.defaults()
             .withEvents(PageViewCount.Options.UNBOUNDED).withApps(apps);
         final JobEnvironment env = JobEnvironment.create(PageViewCount.jobConfig(options).toBuilder()
-            .stateBackend(StateBackendKind.CHRONICLE)
+            .stateBackend(new io.ringflow.state.chronicle.ChronicleStateBackend())
             .checkpointing(checkpoints.storage(new DirectoryCheckpointStorage(dir)).retainOnCancel(true).build())
             .build());
         final PageViewCount job = PageViewCount.build(env, options);

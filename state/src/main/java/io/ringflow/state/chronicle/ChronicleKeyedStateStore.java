@@ -6,21 +6,21 @@ import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.keyed.ListState;
 import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.ReducingState;
 import io.ringflow.state.keyed.ReducingStateDescriptor;
-import io.ringflow.state.keyed.StateCompatibility;
+import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.keyed.StateDescriptor;
 import io.ringflow.state.keyed.StateTtlConfig;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
-import io.ringflow.state.snapshot.StateKind;
+import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
@@ -43,7 +43,7 @@ import java.util.stream.Stream;
  * The off-heap keyed state backend: one Chronicle Map per state, in anonymous off-heap memory or memory-mapped from
  * files (for state larger than the heap). Keys and values are stored as their codecs encode them (keys prefixed by
  * their key group, see {@link StoredKeyLayout}), so the stored bytes are exactly the bytes of a snapshot, and a
- * snapshot of this store restores into the {@link io.ringflow.state.keyed.HeapKeyedStateStore heap store} and back.
+ * snapshot of this store restores into the {@link io.ringflow.state.heap.HeapKeyedStateStore heap store} and back.
  * It behaves like the heap store, with two differences, both on misuse: the keys of a store must all have one type
  * (checked at the first access with another type, where the heap store fails only when it is snapshotted), and a
  * state whose value type has no codec fails when it is declared rather than when it is snapshotted.

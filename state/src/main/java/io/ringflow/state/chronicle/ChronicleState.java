@@ -2,7 +2,7 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.keyed.State;
-import io.ringflow.state.keyed.StateCompatibility;
+import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.keyed.StateDescriptor;
 import io.ringflow.state.keyed.StateTtlConfig;
 import io.ringflow.state.snapshot.StateMeta;

@@ -1,6 +1,6 @@
 package io.ringflow.state.chronicle;
 
-import io.ringflow.state.snapshot.StateKind;
+import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
 

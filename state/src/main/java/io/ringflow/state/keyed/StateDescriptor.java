@@ -1,6 +1,5 @@
 package io.ringflow.state.keyed;
 
-import io.ringflow.state.snapshot.StateKind;
 
 /**
  * What every state declaration has: a name, unique within an operator, a {@link StateKind}, the types whose codecs

@@ -1,6 +1,5 @@
 package io.ringflow.state.keyed;
 
-import io.ringflow.state.snapshot.StateKind;
 
 import java.util.Objects;
 

@@ -5,7 +5,7 @@ import java.io.OutputStream;
 
 /**
  * The asynchronous part of one keyed state snapshot: the state exactly as it was when
- * {@link io.ringflow.state.keyed.KeyedStateStore#snapshot} returned, written in {@link KeyedSnapshotFormat} while the
+ * {@link io.ringflow.state.backend.KeyedStateStore#snapshot} returned, written in {@link KeyedSnapshotFormat} while the
  * task goes on changing the live state.
  *
  * <p>Thread contract: created on the task thread; {@link #writeTo} is then called once, by another thread (a snapshot

@@ -1,5 +1,6 @@
 package io.ringflow.state.snapshot;
 
+import io.ringflow.state.keyed.StateKind;
 import java.util.Objects;
 
 /**

@@ -3,7 +3,7 @@
  * (state index, key bytes, optional sub-key bytes, value bytes), grouped by key group, with a header of
  * {@link io.ringflow.state.snapshot.StateMeta} per state.
  *
- * <p>What the value bytes hold depends on the state's {@link io.ringflow.state.snapshot.StateKind}: the codec's bytes
+ * <p>What the value bytes hold depends on the state's {@link io.ringflow.state.keyed.StateKind}: the codec's bytes
  * of the value (VALUE, REDUCING, a MAP entry's map value) or accumulator (AGGREGATING), or a whole list in
  * {@link io.ringflow.state.snapshot.ListCodec}'s format (LIST). When the state was declared with a time-to-live
  * ({@link io.ringflow.state.snapshot.StateMeta#timeToLive()}, format version 2), each value starts with the 8-byte

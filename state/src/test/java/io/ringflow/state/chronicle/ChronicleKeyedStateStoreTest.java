@@ -1,7 +1,7 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.CodecRegistry;
-import io.ringflow.state.keyed.HeapKeyedStateStore;
+import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.ListState;

@@ -1,5 +1,6 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.heap.HeapKeyedStateStore;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

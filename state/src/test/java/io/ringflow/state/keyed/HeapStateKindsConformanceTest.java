@@ -1,5 +1,7 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.CodecRegistry;
 
 /** The heap store, the reference, against the map, list, reducing and aggregating state contract. */

@@ -1,5 +1,7 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.codec.CodecRegistry;

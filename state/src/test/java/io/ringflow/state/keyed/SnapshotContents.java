@@ -1,11 +1,11 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.ListCodec;
-import io.ringflow.state.snapshot.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,10 +1,10 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
-import io.ringflow.state.snapshot.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;

@@ -1,5 +1,6 @@
 package io.ringflow.state.keyed;
 
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateMeta;

@@ -1,5 +1,6 @@
 package io.ringflow.state.snapshot;
 
+import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.codec.StringCodec;
 import io.ringflow.state.keyed.KeyGroupRange;

@@ -1,6 +1,5 @@
 package io.ringflow.engine.api.functions;
 
-import io.ringflow.engine.api.SubtaskInfo;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.ListState;

@@ -1,6 +1,6 @@
 package io.ringflow.engine.api.sink;
 
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 
 import java.util.ArrayList;
 import java.util.List;

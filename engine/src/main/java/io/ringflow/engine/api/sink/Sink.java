@@ -1,6 +1,6 @@
 package io.ringflow.engine.api.sink;
 
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 
 /**
  * Where records leave the job. Each subtask writes through its own {@link SinkWriter}.

@@ -1,6 +1,6 @@
 package io.ringflow.engine.api.source;
 
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
 
 import java.util.Objects;

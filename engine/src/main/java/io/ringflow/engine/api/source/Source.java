@@ -1,6 +1,6 @@
 package io.ringflow.engine.api.source;
 
-import io.ringflow.engine.api.SubtaskInfo;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 
 /**
  * A source of records. Each subtask reads through its own {@link SourceReader}; every reader reports a position

@@ -3,7 +3,7 @@ package io.ringflow.engine.runtime.operators;
 import io.ringflow.engine.api.functions.CoProcessFunction;
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.runtime.StreamOperator;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 
 /**
  * Runs a {@link CoProcessFunction}. When both inputs are keyed, keyed state is scoped to the key of the record being

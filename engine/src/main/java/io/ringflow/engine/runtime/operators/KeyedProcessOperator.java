@@ -3,7 +3,7 @@ package io.ringflow.engine.runtime.operators;
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.runtime.StreamOperator;
-import io.ringflow.state.keyed.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 
 /**
  * Runs a {@link KeyedProcessFunction}: extracts each record's key (the same key selector that partitioned it),

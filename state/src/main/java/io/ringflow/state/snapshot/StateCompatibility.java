@@ -1,8 +1,10 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.snapshot;
 
+import io.ringflow.state.keyed.StateKind;
+import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateTtlConfig;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
-import io.ringflow.state.snapshot.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 
 /**

@@ -1,4 +1,4 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.api;
 
 /**
  * The consistency a task's barrier handling gives the state it snapshots.

@@ -1,5 +1,9 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.heap;
 
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.heap.HeapCellState;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

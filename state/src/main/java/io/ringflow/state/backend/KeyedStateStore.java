@@ -1,5 +1,16 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.backend;
 
+import io.ringflow.state.keyed.AggregatingState;
+import io.ringflow.state.keyed.ReducingStateDescriptor;
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import io.ringflow.state.keyed.ReducingState;
+import io.ringflow.state.keyed.State;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.AggregatingStateDescriptor;
+import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 
@@ -11,7 +22,7 @@ import java.util.List;
  * <p>Thread contract: confined to the subtask's task thread. {@link #setCurrentKey} is called before every record of a
  * keyed input, so it must be cheap and must not allocate.
  */
-public interface KeyedStateStore
+public interface KeyedStateStore extends AutoCloseable
 {
     /**
      * Scopes every state handle of this store to {@code key} until the next call.
@@ -186,4 +197,13 @@ public interface KeyedStateStore
      * @return the number of entries held; for tests and statistics.
      */
     long entryCount();
+
+    /**
+     * Releases what the store holds (off-heap memory, files). Called once, after its task and every write of its
+     * snapshots have ended. Does nothing by default.
+     */
+    @Override
+    default void close()
+    {
+    }
 }

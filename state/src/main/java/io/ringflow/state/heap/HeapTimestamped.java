@@ -1,4 +1,4 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.heap;
 
 /**
  * A heap cell of a state with a time-to-live: the value and the time it was last refreshed. Immutable, so a snapshot's

@@ -1,5 +1,11 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.heap;
 
+
+import io.ringflow.state.keyed.ReducingStateDescriptor;
+import io.ringflow.state.keyed.ReduceFunction;
+import io.ringflow.state.keyed.ReducingState;
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.heap.HeapCellState;
 /**
  * A {@link ReducingState} on the heap: one folded value per key.
  *

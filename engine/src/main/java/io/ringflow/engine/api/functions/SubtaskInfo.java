@@ -1,4 +1,4 @@
-package io.ringflow.engine.api;
+package io.ringflow.engine.api.functions;
 
 /**
  * Which subtask of which operator is running: given to sources, sinks and functions.

@@ -1,4 +1,4 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.heap;
 
 import org.agrona.collections.Long2ObjectHashMap;
 

@@ -1,5 +1,12 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.heap;
 
+import io.ringflow.state.heap.HeapTimestamped;
+import io.ringflow.state.heap.HeapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.heap.HeapFrozenState;
+import io.ringflow.state.heap.HeapCells;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -1,5 +1,10 @@
-package io.ringflow.state.keyed;
+package io.ringflow.state.heap;
 
+
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.heap.HeapCellState;
 /**
  * A {@link ValueState} on the heap: one cell per key.
  *

@@ -1,0 +1,77 @@
+package io.ringflow.state.chronicle;
+
+import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.backend.KeyedStoreSpec;
+import io.ringflow.state.backend.StateBackend;
+
+import java.util.Objects;
+
+/**
+ * Keyed state as encoded bytes in off-heap Chronicle Maps (or memory-mapped files): state costs the garbage
+ * collector nothing and may exceed the heap; snapshots are copy-on-write with a synchronous part independent of the
+ * number of keys; incremental snapshots are supported. Hot keys of value states are served from a small on-heap
+ * front. Needs the JVM flags listed in the README (Chronicle reaches into JDK internals). The default backend.
+ */
+public final class ChronicleStateBackend implements StateBackend
+{
+    private final ChronicleStateConfig config;
+
+    /** With {@link ChronicleStateConfig#defaults()}. */
+    public ChronicleStateBackend()
+    {
+        this(ChronicleStateConfig.defaults());
+    }
+
+    /** @param config the sizing and location of the maps. */
+    public ChronicleStateBackend(final ChronicleStateConfig config)
+    {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** @return the sizing and location of the maps. */
+    public ChronicleStateConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public String name()
+    {
+        return "chronicle";
+    }
+
+    @Override
+    public boolean supportsIncrementalSnapshots()
+    {
+        return true;
+    }
+
+    @Override
+    public KeyedStateStore createKeyedStore(final KeyedStoreSpec spec)
+    {
+        final ChronicleKeyedStateStore store;
+        try
+        {
+            store = new ChronicleKeyedStateStore(config, spec.codecs(), spec.maxParallelism(), spec.keyGroups());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("cannot create the Chronicle state of " + spec.owner() + ": " +
+                ex.getMessage(), ex);
+        }
+        // the engine clears the current key after every record, before its task can wait for anything (see
+        // StateBackend): a read's lookup may stay open until the write that follows it
+        store.holdLookups();
+        if (spec.trackChanges())
+        {
+            store.trackChanges();
+        }
+        return store;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ChronicleStateBackend{" + config + '}';
+    }
+}
