@@ -2,11 +2,11 @@ package io.ringflow.engine.api;
 
 import io.ringflow.engine.api.functions.CoProcessFunction;
 import io.ringflow.engine.api.functions.KeySelector;
-import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.graph.TypeExtraction;
-import io.ringflow.engine.runtime.operators.CoProcessOperator;
+import io.ringflow.engine.graph.UserFunction;
 
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -40,26 +40,7 @@ public final class ConnectedStreams<T1, T2>
     {
         Objects.requireNonNull(factory, "factory");
         final CoProcessFunction<T1, T2, O> probe = Objects.requireNonNull(factory.get(), "factory returned null");
-        final KeySelector<?, ?> key1 = keyOf(first);
-        final KeySelector<?, ?> key2 = keyOf(second);
-        if ((key1 == null) != (key2 == null))
-        {
-            throw new InvalidJobException("connect(...): either both inputs are keyed or neither is");
-        }
-        final StreamNode node = env.graph().addNode(NodeKind.TWO_INPUT,
-            probe.getClass().getSimpleName().isEmpty() ? "CoProcess" : probe.getClass().getSimpleName(),
-            subtask -> new CoProcessOperator(factory.get(), key1, key2));
-        for (final DataStream.Input input : first.inputs)
-        {
-            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector);
-        }
-        for (final DataStream.Input input : second.inputs)
-        {
-            env.graph().addEdge(input.node, node, 1, input.partition, input.keySelector);
-        }
-        StreamGraph.setKeyedState(node, key1 != null);
-        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(probe, CoProcessFunction.class, 2));
-        return new DataStream<>(env, node);
+        return process(UserFunction.perSubtask(factory, probe), probe);
     }
 
     /**
@@ -69,10 +50,30 @@ public final class ConnectedStreams<T1, T2>
      */
     public <O> DataStream<O> process(final CoProcessFunction<T1, T2, O> function)
     {
-        Objects.requireNonNull(function, "function");
-        final DataStream<O> out = process(() -> function);
-        env.graph().markSharedFunction(out.singleNode("process"), function);
-        return out;
+        return process(UserFunction.shared(function), function);
+    }
+
+    private <O> DataStream<O> process(
+        final UserFunction<CoProcessFunction<T1, T2, O>> function, final CoProcessFunction<T1, T2, O> probe)
+    {
+        final KeySelector<?, ?> key1 = keyOf(first);
+        final KeySelector<?, ?> key2 = keyOf(second);
+        if ((key1 == null) != (key2 == null))
+        {
+            throw new InvalidJobException("connect(...): either both inputs are keyed or neither is");
+        }
+        final Descriptions.CoProcessOp description = new Descriptions.CoProcessOp(function, key1, key2);
+        final StreamNode node = env.graph().addNode(description, description.defaultName());
+        for (final DataStream.Input input : first.inputs)
+        {
+            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector);
+        }
+        for (final DataStream.Input input : second.inputs)
+        {
+            env.graph().addEdge(input.node, node, 1, input.partition, input.keySelector);
+        }
+        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(probe, CoProcessFunction.class, 2));
+        return new DataStream<>(env, node);
     }
 
     private static KeySelector<?, ?> keyOf(final DataStream<?> stream)

@@ -6,16 +6,13 @@ import io.ringflow.engine.api.functions.FlatMapFunction;
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.api.functions.MapFunction;
 import io.ringflow.engine.api.sink.Sink;
-import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.Descriptions;
+import io.ringflow.engine.graph.OperatorDescription;
 import io.ringflow.engine.graph.PartitionKind;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.graph.TypeExtraction;
-import io.ringflow.engine.runtime.OperatorFactory;
-import io.ringflow.engine.runtime.operators.FilterOperator;
-import io.ringflow.engine.runtime.operators.FlatMapOperator;
-import io.ringflow.engine.runtime.operators.MapOperator;
-import io.ringflow.engine.runtime.operators.SinkOperator;
+import io.ringflow.engine.graph.UserFunction;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,9 +66,7 @@ public class DataStream<T>
      */
     public <R> DataStream<R> map(final MapFunction<T, R> function)
     {
-        Objects.requireNonNull(function, "function");
-        final StreamNode node = addOneInput("Map", subtask -> new MapOperator(function));
-        env.graph().markSharedPlainFunction(node, function);
+        final StreamNode node = addOneInput(new Descriptions.MapOp(UserFunction.shared(function)));
         StreamGraph.setOutputType(node, outputTypeOf(function, MapFunction.class, 1));
         return new DataStream<>(env, node);
     }
@@ -82,9 +77,7 @@ public class DataStream<T>
      */
     public DataStream<T> filter(final FilterFunction<T> function)
     {
-        Objects.requireNonNull(function, "function");
-        final StreamNode node = addOneInput("Filter", subtask -> new FilterOperator(function));
-        env.graph().markSharedPlainFunction(node, function);
+        final StreamNode node = addOneInput(new Descriptions.FilterOp(UserFunction.shared(function)));
         StreamGraph.setOutputType(node, singleInputType());
         return new DataStream<>(env, node);
     }
@@ -99,9 +92,7 @@ public class DataStream<T>
      */
     public <R> DataStream<R> flatMap(final FlatMapFunction<T, R> function)
     {
-        Objects.requireNonNull(function, "function");
-        final StreamNode node = addOneInput("FlatMap", subtask -> new FlatMapOperator(function));
-        env.graph().markSharedPlainFunction(node, function);
+        final StreamNode node = addOneInput(new Descriptions.FlatMapOp(UserFunction.shared(function)));
         StreamGraph.setOutputType(node, TypeExtraction.typeArgument(function, FlatMapFunction.class, 1));
         return new DataStream<>(env, node);
     }
@@ -185,8 +176,7 @@ public class DataStream<T>
      */
     public DataStreamSink sinkTo(final Sink<T> sink)
     {
-        Objects.requireNonNull(sink, "sink");
-        return new DataStreamSink(addOneInput("Sink", subtask -> new SinkOperator(sink), NodeKind.SINK));
+        return new DataStreamSink(addOneInput(new Descriptions.SinkOp(sink)));
     }
 
     // ---------------------------------------------------------------- settings of the producing operator
@@ -218,7 +208,7 @@ public class DataStream<T>
      */
     public DataStream<T> setParallelism(final int parallelism)
     {
-        StreamGraph.setParallelism(singleNode("setParallelism"), parallelism);
+        setParallelism(singleNode("setParallelism"), parallelism);
         return this;
     }
 
@@ -249,14 +239,21 @@ public class DataStream<T>
 
     // ---------------------------------------------------------------- internals
 
-    StreamNode addOneInput(final String name, final OperatorFactory factory)
+    /** Sets a node's parallelism; a value below 1 is an invalid job, refused at once naming the operator. */
+    static void setParallelism(final StreamNode node, final int parallelism)
     {
-        return addOneInput(name, factory, NodeKind.ONE_INPUT);
+        if (parallelism < 1)
+        {
+            throw new InvalidJobException("parallelism of " + node.describe() + " must be at least 1, was " +
+                parallelism);
+        }
+        StreamGraph.setParallelism(node, parallelism);
     }
 
-    StreamNode addOneInput(final String name, final OperatorFactory factory, final NodeKind kind)
+    /** Adds an operator that consumes this stream (every input of a union) on its first input. */
+    StreamNode addOneInput(final OperatorDescription description)
     {
-        final StreamNode node = env.graph().addNode(kind, name, factory);
+        final StreamNode node = env.graph().addNode(description, description.defaultName());
         for (final Input input : inputs)
         {
             env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector);

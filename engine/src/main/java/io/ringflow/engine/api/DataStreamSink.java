@@ -32,7 +32,7 @@ public final class DataStreamSink
     /** @param parallelism number of subtasks. @return this. */
     public DataStreamSink setParallelism(final int parallelism)
     {
-        StreamGraph.setParallelism(node, parallelism);
+        DataStream.setParallelism(node, parallelism);
         return this;
     }
 

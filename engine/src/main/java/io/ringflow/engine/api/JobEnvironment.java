@@ -1,24 +1,14 @@
 package io.ringflow.engine.api;
 
 import io.ringflow.engine.api.source.Source;
-import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
-import io.ringflow.engine.runtime.Deployer;
-import io.ringflow.engine.runtime.JobRun;
-import io.ringflow.engine.runtime.RestoreSpec;
-import io.ringflow.engine.runtime.operators.SourceOperator;
-import io.ringflow.state.checkpoint.CheckpointStorage;
-import io.ringflow.state.checkpoint.CorruptCheckpointException;
-import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
-import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Objects;
+import java.util.ServiceLoader;
 
 /**
  * Where a job is described and started, like Flink's {@code StreamExecutionEnvironment}:
@@ -38,28 +28,54 @@ import java.util.Objects;
 public final class JobEnvironment
 {
     private final JobConfig config;
+    private final JobRunner runner;
     private final StreamGraph graph = new StreamGraph();
     private final CodecRegistry codecs = CodecRegistry.withBuiltIns();
     private boolean executed;
 
-    private JobEnvironment(final JobConfig config)
+    private JobEnvironment(final JobConfig config, final JobRunner runner)
     {
         this.config = Objects.requireNonNull(config, "config");
+        this.runner = Objects.requireNonNull(runner, "runner");
     }
 
-    /** @return an environment with the default settings. */
+    /** @return an environment with the default settings, run by Ringflow's runtime. */
     public static JobEnvironment create()
     {
-        return new JobEnvironment(JobConfig.defaults());
+        return create(JobConfig.defaults());
     }
 
     /**
      * @param config the job's settings.
-     * @return an environment with those settings.
+     * @return an environment with those settings, run by Ringflow's runtime.
      */
     public static JobEnvironment create(final JobConfig config)
     {
-        return new JobEnvironment(config);
+        return new JobEnvironment(config, DefaultRunner.INSTANCE);
+    }
+
+    /**
+     * @param config the job's settings.
+     * @param runner what runs the job (Ringflow's runtime is the default).
+     * @return an environment with those settings and that runner.
+     */
+    public static JobEnvironment create(final JobConfig config, final JobRunner runner)
+    {
+        return new JobEnvironment(config, runner);
+    }
+
+    /** The runner on the class path, found once: Ringflow's runtime, registered by the engine jar. */
+    private static final class DefaultRunner
+    {
+        static final JobRunner INSTANCE = ServiceLoader.load(JobRunner.class, JobRunner.class.getClassLoader())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no JobRunner on the class path: the engine jar registers " +
+                "Ringflow's runtime in META-INF/services/" + JobRunner.class.getName() + "; was it repackaged " +
+                "without its service files?"));
+
+        private DefaultRunner()
+        {
+        }
     }
 
     /** @return the job's settings. */
@@ -91,10 +107,7 @@ public final class JobEnvironment
      */
     public <T> DataStream<T> fromSource(final Source<T> source, final String name)
     {
-        Objects.requireNonNull(source, "source");
-        final StreamNode node = graph.addNode(NodeKind.SOURCE, name, subtask -> new SourceOperator(source));
-        StreamGraph.setOutputType(node, source.producedType());
-        StreamGraph.setMaxSourceParallelism(node, source.maxParallelism());
+        final StreamNode node = graph.addNode(new Descriptions.SourceOp(source), name);
         return new DataStream<>(this, node);
     }
 
@@ -115,50 +128,9 @@ public final class JobEnvironment
         {
             throw new IllegalStateException("this environment has already been executed; create a new one per job");
         }
-        final CheckpointStorage storage = config.checkpointing() != null ? config.checkpointing().storage() :
-            new InMemoryCheckpointStorage();
-        final RestoreSpec restore = config.restoreFrom() == null ? null : loadRestorePoint(config.restoreFrom());
-        final JobRun run = new Deployer(jobName, config, codecs).run(graph, storage, restore);
+        final JobHandle handle = runner.run(jobName, graph, config, codecs);
         executed = true;
-        return run;
-    }
-
-    /** Reads and checks the checkpoint to start from; any problem fails the submission, naming the file. */
-    private RestoreSpec loadRestorePoint(final Path given)
-    {
-        // a checkpoint is named by its folder or, as in Flink's "run -s .../chk-50/_metadata", by its metadata file
-        final Path folder = DirectoryCheckpointStorage.METADATA.equals(String.valueOf(given.getFileName())) &&
-            given.toAbsolutePath().getParent() != null ? given.toAbsolutePath().getParent() : given;
-        final String name = folder.getFileName() == null ? "" : folder.getFileName().toString();
-        final long id;
-        try
-        {
-            id = Long.parseLong(name.substring(name.indexOf('-') + 1));
-            if (!name.startsWith("chk-"))
-            {
-                throw new NumberFormatException();
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new InvalidJobException("restoreFrom must name a checkpoint folder chk-<n> or its " +
-                DirectoryCheckpointStorage.METADATA + " file, was " + given);
-        }
-        if (!Files.isRegularFile(folder.resolve(DirectoryCheckpointStorage.METADATA)))
-        {
-            throw new InvalidJobException("cannot restore from " + folder + ": it has no " +
-                DirectoryCheckpointStorage.METADATA + " file (not a completed checkpoint)");
-        }
-        try
-        {
-            final DirectoryCheckpointStorage storage =
-                new DirectoryCheckpointStorage(folder.toAbsolutePath().getParent());
-            return new RestoreSpec(storage.loadVerified(id), storage, config.allowNonRestoredState());
-        }
-        catch (final IOException | CorruptCheckpointException ex)
-        {
-            throw new InvalidJobException("cannot restore from " + folder + ": " + ex.getMessage(), ex);
-        }
+        return handle;
     }
 
     StreamGraph graph()

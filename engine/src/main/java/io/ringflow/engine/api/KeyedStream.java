@@ -5,7 +5,8 @@ import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.graph.TypeExtraction;
-import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
+import io.ringflow.engine.graph.Descriptions;
+import io.ringflow.engine.graph.UserFunction;
 
 import java.util.List;
 import java.util.Objects;
@@ -45,9 +46,7 @@ public final class KeyedStream<K, T> extends DataStream<T>
     {
         Objects.requireNonNull(factory, "factory");
         final KeyedProcessFunction<K, T, O> probe = Objects.requireNonNull(factory.get(), "factory returned null");
-        final StreamNode node = addOneInput(probe.getClass().getSimpleName().isEmpty() ? "KeyedProcess" :
-            probe.getClass().getSimpleName(), subtask -> new KeyedProcessOperator(factory.get(), keySelector));
-        return configure(node, probe);
+        return process(UserFunction.perSubtask(factory, probe), probe);
     }
 
     /**
@@ -60,17 +59,14 @@ public final class KeyedStream<K, T> extends DataStream<T>
      */
     public <O> DataStream<O> process(final KeyedProcessFunction<K, T, O> function)
     {
-        Objects.requireNonNull(function, "function");
-        final StreamNode node = addOneInput(function.getClass().getSimpleName().isEmpty() ? "KeyedProcess" :
-            function.getClass().getSimpleName(), subtask -> new KeyedProcessOperator(function, keySelector));
-        env.graph().markSharedFunction(node, function);
-        return configure(node, function);
+        return process(UserFunction.shared(function), function);
     }
 
-    private <O> DataStream<O> configure(final StreamNode node, final KeyedProcessFunction<K, T, O> function)
+    private <O> DataStream<O> process(
+        final UserFunction<KeyedProcessFunction<K, T, O>> function, final KeyedProcessFunction<K, T, O> probe)
     {
-        StreamGraph.setKeyedState(node, true);
-        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(function, KeyedProcessFunction.class, 2));
+        final StreamNode node = addOneInput(new Descriptions.KeyedProcessOp(function, keySelector));
+        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(probe, KeyedProcessFunction.class, 2));
         return new DataStream<>(env, node);
     }
 }

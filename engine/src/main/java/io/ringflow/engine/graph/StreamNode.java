@@ -1,19 +1,17 @@
 package io.ringflow.engine.graph;
 
-import io.ringflow.engine.runtime.OperatorFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A logical operator of the job graph, as the API builds it. Mutable while the graph is being built (name, uid,
- * parallelism, output type); read-only once the job is submitted.
+ * A logical operator of the job graph, as the API builds it: its {@link OperatorDescription} (what it does, as data)
+ * and its settings. Mutable while the graph is being built (name, uid, parallelism, output type, chaining); read-only
+ * once the job is submitted. Holds no runtime object.
  */
 public final class StreamNode
 {
     private final int id;
-    private final NodeKind kind;
-    private final OperatorFactory factory;
+    private final OperatorDescription description;
     private final List<StreamEdge> inputs = new ArrayList<>();
     private final List<StreamEdge> outputs = new ArrayList<>();
     private String name;
@@ -22,14 +20,12 @@ public final class StreamNode
     private int maxSourceParallelism = Integer.MAX_VALUE;
     private Class<?> outputType;
     private boolean chainable = true;
-    private boolean keyedState;
 
-    StreamNode(final int id, final NodeKind kind, final String name, final OperatorFactory factory)
+    StreamNode(final int id, final OperatorDescription description, final String name)
     {
         this.id = id;
-        this.kind = kind;
+        this.description = description;
         this.name = name;
-        this.factory = factory;
     }
 
     /** @return unique id in the graph, in creation order (a topological order). */
@@ -41,13 +37,13 @@ public final class StreamNode
     /** @return the node's shape. */
     public NodeKind kind()
     {
-        return kind;
+        return description.shape();
     }
 
-    /** @return creates the runtime operator of each subtask. */
-    public OperatorFactory factory()
+    /** @return what the operator does. */
+    public OperatorDescription description()
     {
-        return factory;
+        return description;
     }
 
     /** @return incoming edges. */
@@ -131,12 +127,7 @@ public final class StreamNode
     /** @return whether the operator has keyed state (its inputs are keyed). */
     public boolean keyedState()
     {
-        return keyedState;
-    }
-
-    void keyedState(final boolean value)
-    {
-        keyedState = value;
+        return description.keyedState();
     }
 
     /** @return a description for error messages: name and uid. */
@@ -148,6 +139,6 @@ public final class StreamNode
     @Override
     public String toString()
     {
-        return "StreamNode{" + id + ", " + kind + ", '" + name + "', p=" + parallelism + '}';
+        return "StreamNode{" + id + ", " + kind() + ", '" + name + "', p=" + parallelism + '}';
     }
 }

@@ -11,7 +11,6 @@ import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.checkpoint.BarrierHandler;
 import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
 import io.ringflow.engine.api.CheckpointingMode;
-import io.ringflow.engine.graph.Chains;
 import io.ringflow.engine.graph.NodeKind;
 import io.ringflow.engine.graph.PartitionKind;
 import io.ringflow.engine.graph.StreamEdge;
@@ -121,7 +120,7 @@ public final class Deployer
     JobExecution deploy(final StreamGraph graph, final RestoreSpec restore, final long firstCheckpoint,
         final CheckpointStorage storage)
     {
-        final List<StreamEdge> edges = graph.resolve(config);
+        final List<StreamEdge> edges = GraphResolver.resolve(graph, config);
         final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config);
         if (restorer != null)
         {
@@ -249,15 +248,7 @@ public final class Deployer
         for (int i = 0; i < members.size(); i++)
         {
             final StreamNode node = members.get(i);
-            try
-            {
-                chain[i] = node.factory().create(subtask);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new InvalidJobException("could not create " + node.describe() + " for subtask " + subtask +
-                    ": its function factory threw " + ex, ex);
-            }
+            chain[i] = OperatorTranslator.create(node, subtask);
             operators.put(node, chain[i]);
         }
 

@@ -366,7 +366,9 @@ final class InputTask extends Task
                 recorder = null;
             }
             LOG.log(Level.DEBUG, () -> "task " + name + " aborted checkpoint " + checkpointId + ": " + reason);
-            if (reason != AbortReason.ABORTED_BY_COORDINATOR)
+            // the coordinator's own abort needs no echo; a task closes with a checkpoint in progress only when the
+            // attempt stops, and stopping aborts every pending checkpoint itself (as JOB_STOPPED)
+            if (reason != AbortReason.ABORTED_BY_COORDINATOR && reason != AbortReason.TASK_CLOSING)
             {
                 execution.abortedByTask(InputTask.this, checkpointId, reason);
             }

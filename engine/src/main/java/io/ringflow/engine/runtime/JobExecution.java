@@ -492,8 +492,9 @@ public final class JobExecution implements JobHandle
 
     private void stop()
     {
-        stopping = true;
+        // the coordinator first: a task that sees the flag and closes finds no pending checkpoint to abort
         coordinator.stop();
+        stopping = true;
         final Thread self = Thread.currentThread();
         for (int i = 0; i < threads.size(); i++)
         {

@@ -1,5 +1,10 @@
-package io.ringflow.engine.graph;
+package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.engine.graph.StreamEdge;
+import io.ringflow.engine.graph.PartitionKind;
+import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.api.JobConfig;
 
 import java.util.ArrayList;

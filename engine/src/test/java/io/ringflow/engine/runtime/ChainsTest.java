@@ -1,6 +1,18 @@
-package io.ringflow.engine.graph;
+package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.runtime.Chains;
 import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.functions.CoProcessFunction;
+import io.ringflow.engine.api.functions.Collector;
+import io.ringflow.engine.api.sink.DiscardSink;
+import io.ringflow.engine.api.source.CollectionSource;
+import io.ringflow.engine.graph.Descriptions;
+import io.ringflow.engine.graph.NodeKind;
+import io.ringflow.engine.graph.OperatorDescription;
+import io.ringflow.engine.graph.PartitionKind;
+import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.graph.UserFunction;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -14,14 +26,42 @@ class ChainsTest
 
     private StreamNode node(final NodeKind kind, final String name, final int parallelism)
     {
-        final StreamNode node = graph.addNode(kind, name, subtask -> null);
+        final StreamNode node = graph.addNode(description(kind), name);
         StreamGraph.setParallelism(node, parallelism);
         return node;
     }
 
+    /** @return a description of that shape; the chaining rules look at nothing else. */
+    private static OperatorDescription description(final NodeKind kind)
+    {
+        return switch (kind)
+        {
+            case SOURCE -> new Descriptions.SourceOp(CollectionSource.of(Long.class, 1L));
+            case ONE_INPUT -> new Descriptions.MapOp(UserFunction.shared((io.ringflow.engine.api.functions.MapFunction<Long, Long>)value -> value));
+            case TWO_INPUT -> new Descriptions.CoProcessOp(UserFunction.shared(new PassThrough()), null, null);
+            case SINK -> new Descriptions.SinkOp(new DiscardSink<Long>());
+        };
+    }
+
+    /** Two inputs of one type, passed through. */
+    private static final class PassThrough extends CoProcessFunction<Long, Long, Long>
+    {
+        @Override
+        public void processElement1(final Long value, final Collector<Long> out)
+        {
+            out.collect(value);
+        }
+
+        @Override
+        public void processElement2(final Long value, final Collector<Long> out)
+        {
+            out.collect(value);
+        }
+    }
+
     private Map<StreamNode, List<StreamNode>> chains(final JobConfig config)
     {
-        graph.resolve(config);
+        GraphResolver.resolve(graph, config);
         return Chains.compute(graph, config);
     }
 
@@ -59,10 +99,10 @@ class ChainsTest
             PartitionKind.BROADCAST))
         {
             final StreamGraph g = new StreamGraph();
-            final StreamNode source = g.addNode(NodeKind.SOURCE, "source", subtask -> null);
-            final StreamNode sink = g.addNode(NodeKind.SINK, "sink", subtask -> null);
+            final StreamNode source = g.addNode(description(NodeKind.SOURCE), "source");
+            final StreamNode sink = g.addNode(description(NodeKind.SINK), "sink");
             g.addEdge(source, sink, 0, kind, value -> value);
-            g.resolve(JobConfig.defaults());
+            GraphResolver.resolve(g, JobConfig.defaults());
             assertThat(Chains.isChainedToUpstream(sink, JobConfig.defaults())).as(kind.name()).isFalse();
         }
     }

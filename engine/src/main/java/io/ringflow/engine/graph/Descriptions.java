@@ -1,0 +1,270 @@
+package io.ringflow.engine.graph;
+
+import io.ringflow.engine.api.functions.CoProcessFunction;
+import io.ringflow.engine.api.functions.FilterFunction;
+import io.ringflow.engine.api.functions.FlatMapFunction;
+import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.api.functions.KeyedProcessFunction;
+import io.ringflow.engine.api.functions.MapFunction;
+import io.ringflow.engine.api.sink.Sink;
+import io.ringflow.engine.api.source.Source;
+
+import java.util.Objects;
+
+/**
+ * The operator descriptions the API builds today, one record per kind. See {@link OperatorDescription}.
+ */
+public final class Descriptions
+{
+    private Descriptions()
+    {
+    }
+
+    private static String simpleName(final Class<?> type, final String fallback)
+    {
+        final String name = type.getSimpleName();
+        return name.isEmpty() || name.contains("$$Lambda") ? fallback : name;
+    }
+
+    /**
+     * Reads a source; one reader per subtask.
+     *
+     * @param source the user's source, shared by every subtask (each creates its own reader from it).
+     */
+    public record SourceOp(Source<?> source) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public SourceOp
+        {
+            Objects.requireNonNull(source, "source");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.SOURCE;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "Source";
+        }
+    }
+
+    /** @param function one record out per record in. */
+    public record MapOp(UserFunction<? extends MapFunction<?, ?>> function) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public MapOp
+        {
+            Objects.requireNonNull(function, "function");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "Map";
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+
+        @Override
+        public boolean finalFieldsMayBeShared()
+        {
+            return true;
+        }
+    }
+
+    /** @param function keeps the records for which it returns true. */
+    public record FilterOp(UserFunction<? extends FilterFunction<?>> function) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public FilterOp
+        {
+            Objects.requireNonNull(function, "function");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "Filter";
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+
+        @Override
+        public boolean finalFieldsMayBeShared()
+        {
+            return true;
+        }
+    }
+
+    /** @param function zero or more records out per record in. */
+    public record FlatMapOp(UserFunction<? extends FlatMapFunction<?, ?>> function) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public FlatMapOp
+        {
+            Objects.requireNonNull(function, "function");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "FlatMap";
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+
+        @Override
+        public boolean finalFieldsMayBeShared()
+        {
+            return true;
+        }
+    }
+
+    /**
+     * A keyed process function: keyed state scoped to each record's key.
+     *
+     * @param function    the function.
+     * @param keySelector the key of the input (the one that partitioned it).
+     */
+    public record KeyedProcessOp(
+        UserFunction<? extends KeyedProcessFunction<?, ?, ?>> function, KeySelector<?, ?> keySelector)
+        implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public KeyedProcessOp
+        {
+            Objects.requireNonNull(function, "function");
+            Objects.requireNonNull(keySelector, "keySelector");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return simpleName(function.type(), "KeyedProcess");
+        }
+
+        @Override
+        public boolean keyedState()
+        {
+            return true;
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+    }
+
+    /**
+     * A two-input function; when both inputs are keyed, keyed state is scoped to each record's key.
+     *
+     * @param function     the function.
+     * @param keySelector1 the first input's key, or null when the inputs are not keyed.
+     * @param keySelector2 the second input's key, or null when the inputs are not keyed.
+     */
+    public record CoProcessOp(
+        UserFunction<? extends CoProcessFunction<?, ?, ?>> function, KeySelector<?, ?> keySelector1,
+        KeySelector<?, ?> keySelector2) implements OperatorDescription
+    {
+        /** Checks that nothing is missing and that both inputs or neither are keyed. */
+        public CoProcessOp
+        {
+            Objects.requireNonNull(function, "function");
+            if ((keySelector1 == null) != (keySelector2 == null))
+            {
+                throw new IllegalArgumentException("either both inputs are keyed or neither is");
+            }
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.TWO_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return simpleName(function.type(), "CoProcess");
+        }
+
+        @Override
+        public boolean keyedState()
+        {
+            return keySelector1 != null;
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+    }
+
+    /**
+     * Writes records out; one writer per subtask.
+     *
+     * @param sink the user's sink, shared by every subtask (each creates its own writer from it).
+     */
+    public record SinkOp(Sink<?> sink) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public SinkOp
+        {
+            Objects.requireNonNull(sink, "sink");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.SINK;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "Sink";
+        }
+    }
+}
