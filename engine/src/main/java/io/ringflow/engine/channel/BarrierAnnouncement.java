@@ -10,10 +10,10 @@ package io.ringflow.engine.channel;
  * makes every slot below {@code sequence} visible (the producer published them before announcing).
  *
  * @param checkpointId the checkpoint.
- * @param barrierType  checkpoint or savepoint.
+ * @param kind         checkpoint or savepoint.
  * @param timestamp    trigger time, epoch ms.
  * @param sequence     the ring sequence of the barrier's slot.
  */
-public record BarrierAnnouncement(long checkpointId, int barrierType, long timestamp, long sequence)
+public record BarrierAnnouncement(long checkpointId, BarrierKind kind, long timestamp, long sequence)
 {
 }

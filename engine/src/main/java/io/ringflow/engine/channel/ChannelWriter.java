@@ -94,31 +94,31 @@ public final class ChannelWriter extends WriterRhsPadding
      * it. The barrier's slot must be written next, with {@link #writeBarrier}, before any other record.
      *
      * @param checkpointId the checkpoint id.
-     * @param barrierType  checkpoint or savepoint, as defined by the checkpointing layer.
+     * @param kind         checkpoint or savepoint.
      * @param timestamp    the trigger time, epoch milliseconds.
      */
-    public void announceBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    public void announceBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
         // every record before the barrier must be visible to the consumer before the announcement is
         flush();
         final long barrierSequence = spareSequence != RingBuffer.INITIAL_CURSOR_VALUE ? spareSequence :
             lastClaimed + 1;
-        channel.announce(new BarrierAnnouncement(checkpointId, barrierType, timestamp, barrierSequence));
+        channel.announce(new BarrierAnnouncement(checkpointId, kind, timestamp, barrierSequence));
     }
 
     /**
      * Writes a barrier after everything written so far, and publishes it with them.
      *
      * @param checkpointId the checkpoint id.
-     * @param barrierType  checkpoint or savepoint, as defined by the checkpointing layer.
+     * @param kind         checkpoint or savepoint.
      * @param timestamp    the trigger time, epoch milliseconds.
      */
-    public void writeBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    public void writeBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
         final Slot slot = ring.get(claim());
         final UnsafeBuffer payload = slot.payload();
         payload.putLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET, checkpointId);
-        payload.putInt(SlotDescriptor.BARRIER_TYPE_OFFSET, barrierType);
+        payload.putInt(SlotDescriptor.BARRIER_TYPE_OFFSET, kind.code());
         payload.putLong(SlotDescriptor.BARRIER_TIMESTAMP_OFFSET, timestamp);
         slot.setHeader(SlotKind.BARRIER, SlotDescriptor.BARRIER_PAYLOAD_LENGTH);
         publish();

@@ -3,7 +3,7 @@ package io.ringflow.engine.runtime;
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.CheckpointException;
 import io.ringflow.engine.api.CompletedCheckpoint;
-import io.ringflow.engine.checkpoint.AbortReason;
+import io.ringflow.engine.checkpoint.barrier.AbortReason;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 

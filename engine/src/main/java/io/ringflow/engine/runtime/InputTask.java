@@ -1,5 +1,7 @@
 package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.channel.BarrierKind;
+
 import io.ringflow.engine.channel.BarrierAnnouncement;
 import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
@@ -8,13 +10,13 @@ import io.ringflow.engine.channel.Slot;
 import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.channel.SlotHandler;
 import io.ringflow.engine.channel.SlotKind;
-import io.ringflow.engine.checkpoint.AbortReason;
-import io.ringflow.engine.checkpoint.BarrierController;
-import io.ringflow.engine.checkpoint.BarrierHandler;
-import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
-import io.ringflow.engine.checkpoint.CheckpointAlignment;
-import io.ringflow.engine.checkpoint.CheckpointBarrier;
-import io.ringflow.engine.checkpoint.NanoClock;
+import io.ringflow.engine.checkpoint.barrier.AbortReason;
+import io.ringflow.engine.checkpoint.barrier.BarrierController;
+import io.ringflow.engine.checkpoint.barrier.BarrierHandler;
+import io.ringflow.engine.checkpoint.barrier.BarrierHandlerOptions;
+import io.ringflow.engine.checkpoint.barrier.CheckpointAlignment;
+import io.ringflow.engine.checkpoint.barrier.CheckpointBarrier;
+import io.ringflow.engine.checkpoint.barrier.NanoClock;
 import io.ringflow.state.codec.Codec;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -237,7 +239,7 @@ final class InputTask extends Task
                 input.seenAnnouncement = announcement;
                 // only checkpoints overtake; any other barrier kind is taken aligned, when its slot is read
                 if (announcement.checkpointId() > input.handledBarrier &&
-                    announcement.barrierType() == SourceTask.BARRIER_CHECKPOINT)
+                    announcement.kind() == BarrierKind.CHECKPOINT)
                 {
                     onAnnouncedBarrier(input, announcement);
                 }
@@ -264,7 +266,7 @@ final class InputTask extends Task
         {
             // the channel may be blocked for a savepoint's alignment: announcements are read out of band
             barriers.barrierAnnounced(input.index, new CheckpointBarrier(announcement.checkpointId(),
-                announcement.timestamp(), CheckpointBarrier.Kind.fromCode(announcement.barrierType())));
+                announcement.timestamp(), announcement.kind()));
         }
         finally
         {
@@ -286,7 +288,7 @@ final class InputTask extends Task
         }
         channel.handledBarrier = checkpointId;
         barriers.barrierReceived(channel.index,
-            new CheckpointBarrier(checkpointId, timestamp, CheckpointBarrier.Kind.fromCode(barrierType)));
+            new CheckpointBarrier(checkpointId, timestamp, BarrierKind.fromCode(barrierType)));
         return false;
     }
 
@@ -343,7 +345,7 @@ final class InputTask extends Task
         @Override
         public void forwardBarrier(final CheckpointBarrier barrier, final boolean unaligned)
         {
-            emitBarrier(barrier.checkpointId(), barrier.kind().code(), barrier.timestampMillis());
+            emitBarrier(barrier.checkpointId(), barrier.kind(), barrier.timestampMillis());
         }
 
         @Override

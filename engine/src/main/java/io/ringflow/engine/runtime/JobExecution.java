@@ -6,7 +6,7 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.channel.RingChannel;
-import io.ringflow.engine.checkpoint.AbortReason;
+import io.ringflow.engine.checkpoint.barrier.AbortReason;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 
 import java.lang.System.Logger.Level;

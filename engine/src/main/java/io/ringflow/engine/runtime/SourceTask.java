@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.source.SourceReader;
+import io.ringflow.engine.channel.BarrierKind;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.runtime.operators.SourceOperator;
 
@@ -10,11 +11,6 @@ import io.ringflow.engine.runtime.operators.SourceOperator;
  */
 final class SourceTask extends Task
 {
-    /** Barrier type code of a checkpoint; savepoints get their own code with the checkpointing layer. */
-    static final int BARRIER_CHECKPOINT = 0;
-    /** Barrier type code of a savepoint: always aligned. */
-    static final int BARRIER_SAVEPOINT = 1;
-
     private final SourceOperator source;
     private final int batchSize;
     private long endPosition = -1;
@@ -80,7 +76,7 @@ final class SourceTask extends Task
         if (requested > lastForwardedBarrier())
         {
             final long start = System.nanoTime();
-            forwardBarrier(requested, (packed & 1) != 0 ? BARRIER_SAVEPOINT : BARRIER_CHECKPOINT,
+            forwardBarrier(requested, (packed & 1) != 0 ? BarrierKind.SAVEPOINT : BarrierKind.CHECKPOINT,
                 System.currentTimeMillis());
             // the cut: the position after the last record emitted before the barrier
             acknowledgeSnapshot(requested, source.position(), start, System.nanoTime() - start, 0, false);

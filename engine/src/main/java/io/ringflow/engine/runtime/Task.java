@@ -2,6 +2,7 @@ package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.TaskFailureException;
 import io.ringflow.engine.channel.BackPressure;
+import io.ringflow.engine.channel.BarrierKind;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.RingChannel;
 import org.agrona.concurrent.IdleStrategy;
@@ -254,17 +255,17 @@ abstract class Task implements Runnable, BackPressure
      * snapshot hook of every operator, then the barrier itself. Ids at or below the last forwarded are ignored.
      *
      * @param checkpointId the barrier's checkpoint.
-     * @param barrierType  checkpoint or savepoint.
+     * @param kind         checkpoint or savepoint.
      * @param timestamp    trigger time, epoch ms.
      */
-    final void forwardBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    final void forwardBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
         if (checkpointId <= lastForwardedBarrier)
         {
             return;
         }
         snapshotChain(checkpointId);
-        emitBarrier(checkpointId, barrierType, timestamp);
+        emitBarrier(checkpointId, kind, timestamp);
     }
 
     /**
@@ -397,23 +398,23 @@ abstract class Task implements Runnable, BackPressure
      * Writes the barrier on every output channel, after the records written before it.
      *
      * @param checkpointId the barrier's checkpoint.
-     * @param barrierType  checkpoint or savepoint.
+     * @param kind         checkpoint or savepoint.
      * @param timestamp    trigger time, epoch ms.
      */
-    final void emitBarrier(final long checkpointId, final int barrierType, final long timestamp)
+    final void emitBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
         lastForwardedBarrier = Math.max(lastForwardedBarrier, checkpointId);
         // announce on every output first, then write the slots: a full ring delays a slot, never an announcement
-        if (announceBarriers && barrierType == SourceTask.BARRIER_CHECKPOINT)
+        if (announceBarriers && kind == BarrierKind.CHECKPOINT)
         {
             for (final ChannelWriter writer : writers)
             {
-                writer.announceBarrier(checkpointId, barrierType, timestamp);
+                writer.announceBarrier(checkpointId, kind, timestamp);
             }
         }
         for (final ChannelWriter writer : writers)
         {
-            writer.writeBarrier(checkpointId, barrierType, timestamp);
+            writer.writeBarrier(checkpointId, kind, timestamp);
         }
     }
 

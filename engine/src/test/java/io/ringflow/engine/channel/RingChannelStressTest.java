@@ -53,7 +53,7 @@ class RingChannelStressTest
                 {
                     if (item.charAt(0) == 'B')
                     {
-                        writer.writeBarrier(Long.parseLong(item.substring(1)), 0, 0);
+                        writer.writeBarrier(Long.parseLong(item.substring(1)), BarrierKind.CHECKPOINT, 0);
                     }
                     else
                     {

@@ -94,7 +94,7 @@ class RingChannelTest
         final RingChannel channel = channel(16, 64, 8);
         final Recording reader = new Recording(StringCodec.INSTANCE);
         channel.writer().writeRecord(StringCodec.INSTANCE, "a");
-        channel.writer().writeBarrier(7, 0, 123L);
+        channel.writer().writeBarrier(7, BarrierKind.CHECKPOINT, 123L);
         channel.writer().writeRecord(StringCodec.INSTANCE, "b");
         channel.writer().writeEndOfInput();
 

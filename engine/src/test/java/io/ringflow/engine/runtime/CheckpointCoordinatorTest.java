@@ -6,7 +6,7 @@ import io.ringflow.engine.api.CheckpointException;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.channel.ChannelWriter;
-import io.ringflow.engine.checkpoint.AbortReason;
+import io.ringflow.engine.checkpoint.barrier.AbortReason;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
 import io.ringflow.state.checkpoint.StateOutput;

@@ -4,7 +4,7 @@ import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.RingChannel;
-import io.ringflow.engine.checkpoint.BarrierHandlerOptions;
+import io.ringflow.engine.checkpoint.barrier.BarrierHandlerOptions;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.StringCodec;
 import org.junit.jupiter.api.AfterEach;
@@ -78,7 +78,7 @@ class InputTaskAlignmentTest
         {
             if (item.startsWith("B"))
             {
-                channel.writer().writeBarrier(Long.parseLong(item.substring(1)), 0, 0);
+                channel.writer().writeBarrier(Long.parseLong(item.substring(1)), io.ringflow.engine.channel.BarrierKind.CHECKPOINT, 0);
             }
             else
             {

@@ -1,4 +1,6 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
+import io.ringflow.engine.channel.BarrierKind;
 
 import io.ringflow.engine.api.CheckpointingMode;
 import java.time.Duration;
@@ -16,7 +18,7 @@ import java.time.Duration;
  *   <tr><td>AT_LEAST_ONCE</td><td>false</td><td>none</td><td>tracked, never blocking</td></tr>
  * </table>
  *
- * A SAVEPOINT barrier is aligned in every EXACTLY_ONCE combination ({@link CheckpointBarrier.Kind#SAVEPOINT}).
+ * A SAVEPOINT barrier is aligned in every combination, at-least-once included ({@link BarrierKind#SAVEPOINT}).
  *
  * @param mode                exactly-once or at-least-once.
  * @param unaligned           whether exactly-once checkpoints may be unaligned.

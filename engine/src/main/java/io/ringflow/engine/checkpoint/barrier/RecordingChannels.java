@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * Exactly-once, unaligned: the snapshot is taken and the barrier forwarded; the live channels that have not

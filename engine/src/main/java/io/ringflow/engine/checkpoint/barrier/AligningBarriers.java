@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * Exactly-once, aligned: some barriers of the checkpoint have arrived, and the channels that delivered them are

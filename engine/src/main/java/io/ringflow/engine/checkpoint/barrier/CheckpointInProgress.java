@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * A checkpoint this task has started and not finished: the rules every such state shares.

@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * Why a task's barrier handler gave up a checkpoint it had started ({@link BarrierController#abortCheckpoint}).

@@ -1,4 +1,4 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
 
 import java.util.ArrayList;
 import java.util.Arrays;

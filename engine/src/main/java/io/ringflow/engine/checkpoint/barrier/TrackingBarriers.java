@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * At-least-once: some barriers of the checkpoint have arrived; no channel is blocked, so records that follow a

@@ -1,8 +1,10 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
+import io.ringflow.engine.channel.BarrierKind;
 
 import io.ringflow.engine.api.CheckpointingMode;
-import io.ringflow.engine.checkpoint.RecordingController.Call;
-import io.ringflow.engine.checkpoint.RecordingController.Name;
+import io.ringflow.engine.checkpoint.barrier.RecordingController.Call;
+import io.ringflow.engine.checkpoint.barrier.RecordingController.Name;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -140,7 +142,7 @@ class BarrierHandlerRandomizedTest
         private final Setup setup;
         private final long timeoutNanos;
         private final int checkpoints;
-        private final CheckpointBarrier.Kind[] kinds;
+        private final BarrierKind[] kinds;
         private final List<List<Item>> inputs = new ArrayList<>();
         private final int[] positions;
         private final ManualNanoClock clock = new ManualNanoClock(1_000_000);
@@ -204,13 +206,13 @@ class BarrierHandlerRandomizedTest
             this.timeoutNanos = 1 + random.nextInt(40);
             this.checkpoints = 1 + random.nextInt(6);
             final int ids = checkpoints + 2;
-            this.kinds = new CheckpointBarrier.Kind[ids];
+            this.kinds = new BarrierKind[ids];
             final List<Long> declines = new ArrayList<>();
             for (int id = 1; id < ids; id++)
             {
                 kinds[id] = random.nextInt(5) == 0
-                    ? CheckpointBarrier.Kind.SAVEPOINT
-                    : CheckpointBarrier.Kind.CHECKPOINT;
+                    ? BarrierKind.SAVEPOINT
+                    : BarrierKind.CHECKPOINT;
                 if (random.nextInt(12) == 0)
                 {
                     declines.add((long)id);
@@ -267,7 +269,7 @@ class BarrierHandlerRandomizedTest
             for (int id = 1; id <= checkpoints; id++)
             {
                 kindList.append(id == 1 ? "" : ", ").append(id)
-                    .append(kinds[id] == CheckpointBarrier.Kind.SAVEPOINT ? " savepoint" : "");
+                    .append(kinds[id] == BarrierKind.SAVEPOINT ? " savepoint" : "");
             }
             this.where = "seed " + seed + ", case " + caseIndex + " (case seed " + caseSeed + "): " + channels +
                 " channels, " + setup + (setup == Setup.ALIGNED_WITH_TIMEOUT ? " after " + timeoutNanos + " ns" : "") +
@@ -471,7 +473,7 @@ class BarrierHandlerRandomizedTest
                     return -1;
                 }
                 if (item.kind() == Action.BARRIER && item.checkpointId() > handledBarrier[channel] &&
-                    kinds[(int)item.checkpointId()] == CheckpointBarrier.Kind.CHECKPOINT)
+                    kinds[(int)item.checkpointId()] == BarrierKind.CHECKPOINT)
                 {
                     return i;
                 }
@@ -565,7 +567,7 @@ class BarrierHandlerRandomizedTest
                     overtaken.add(item.record());
                 }
                 else if (item.kind() == Action.BARRIER &&
-                    kinds[(int)item.checkpointId()] == CheckpointBarrier.Kind.SAVEPOINT)
+                    kinds[(int)item.checkpointId()] == BarrierKind.SAVEPOINT)
                 {
                     overtookSavepoint = true;
                 }
@@ -624,7 +626,7 @@ class BarrierHandlerRandomizedTest
             if (wasBlocked)
             {
                 final int savepoint = (int)pendingBefore;
-                require(savepoint > 0 && kinds[savepoint] == CheckpointBarrier.Kind.SAVEPOINT && id > savepoint,
+                require(savepoint > 0 && kinds[savepoint] == BarrierKind.SAVEPOINT && id > savepoint,
                     () -> "channel " + channel + " was blocked, but the model has no older savepoint aligning: " +
                         "pending " + savepoint);
                 require(aborted[savepoint] && abortReasons[savepoint] == AbortReason.SUBSUMED,
@@ -663,7 +665,7 @@ class BarrierHandlerRandomizedTest
                     " was not ignored");
             }
             if (actionStartedCheckpoint && setup == Setup.UNALIGNED &&
-                kinds[(int)id] == CheckpointBarrier.Kind.CHECKPOINT)
+                kinds[(int)id] == BarrierKind.CHECKPOINT)
             {
                 require(snapshotTaken[(int)id] || snapshotDeclined[(int)id],
                     () -> "the first barrier of unaligned checkpoint " + id + " did not snapshot it");
@@ -696,7 +698,7 @@ class BarrierHandlerRandomizedTest
             final long now = clock.nanoTime();
             final long pending = pending();
             final boolean due = setup == Setup.ALIGNED_WITH_TIMEOUT && pending > 0 && aligning(pending) &&
-                kinds[(int)pending] == CheckpointBarrier.Kind.CHECKPOINT &&
+                kinds[(int)pending] == BarrierKind.CHECKPOINT &&
                 now - firstArrival[(int)pending] > timeoutNanos;
             begin(Action.TIMEOUT, -1, -1);
             trace.add("check timeout at " + now);
@@ -858,7 +860,7 @@ class BarrierHandlerRandomizedTest
             {
                 require(setup == Setup.UNALIGNED || setup == Setup.ALIGNED_WITH_TIMEOUT,
                     () -> "unaligned snapshot of " + id + " with " + setup);
-                require(kinds[id] == CheckpointBarrier.Kind.CHECKPOINT, () -> "unaligned snapshot of savepoint " + id);
+                require(kinds[id] == BarrierKind.CHECKPOINT, () -> "unaligned snapshot of savepoint " + id);
                 if (setup == Setup.UNALIGNED)
                 {
                     require((action == Action.BARRIER || action == Action.ANNOUNCE) && actionStartedCheckpoint &&
@@ -872,7 +874,7 @@ class BarrierHandlerRandomizedTest
             }
             else
             {
-                require(setup != Setup.UNALIGNED || kinds[id] == CheckpointBarrier.Kind.SAVEPOINT,
+                require(setup != Setup.UNALIGNED || kinds[id] == BarrierKind.SAVEPOINT,
                     () -> "aligned snapshot of unaligned checkpoint " + id);
                 require(allDeliveredOrEnded(id),
                     () -> "aligned snapshot of " + id + " before every channel delivered its barrier or ended");
@@ -998,7 +1000,7 @@ class BarrierHandlerRandomizedTest
             {
                 count(Outcome.ALIGNED_COMPLETED);
             }
-            if (kinds[id] == CheckpointBarrier.Kind.SAVEPOINT)
+            if (kinds[id] == BarrierKind.SAVEPOINT)
             {
                 count(Outcome.SAVEPOINT_COMPLETED);
             }
@@ -1087,7 +1089,7 @@ class BarrierHandlerRandomizedTest
          */
         private boolean aligns(final long id)
         {
-            return setup != Setup.AT_LEAST_ONCE || kinds[(int)id] == CheckpointBarrier.Kind.SAVEPOINT;
+            return setup != Setup.AT_LEAST_ONCE || kinds[(int)id] == BarrierKind.SAVEPOINT;
         }
 
         /** @return whether checkpoint {@code id} is started and aligning: no snapshot yet, not finished. */

@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * Every channel has delivered END_OF_INPUT: no barrier can arrive any more. Any checkpoint in progress completed on

@@ -2,8 +2,8 @@
  * Checkpoint barrier handling inside one task: Flink's asynchronous barrier snapshots (a Chandy-Lamport variant)
  * over ring channels.
  *
- * <p>The task owns a {@link io.ringflow.engine.checkpoint.BarrierHandler} and implements
- * {@link io.ringflow.engine.checkpoint.BarrierController}. The handler holds one protocol state; each event
+ * <p>The task owns a {@link io.ringflow.engine.checkpoint.barrier.BarrierHandler} and implements
+ * {@link io.ringflow.engine.checkpoint.barrier.BarrierController}. The handler holds one protocol state; each event
  * (barrier read, barrier announced, END_OF_INPUT, timeout check, coordinator abort, close) returns the next state. States are immutable and
  * own their data; they reach the task only through the controller passed to each event.
  *
@@ -36,7 +36,7 @@
  *   <li>END_OF_INPUT on a channel counts as its barrier for the checkpoint in progress and every later one, so a
  *       checkpoint can complete on it; once every channel has ended no barrier can arrive.</li>
  *   <li>Only the newest unfinished checkpoint is tracked. A barrier older than it is ignored; a newer one aborts it
- *       with {@link io.ringflow.engine.checkpoint.AbortReason#SUBSUMED}. Several checkpoints may still be in flight
+ *       with {@link io.ringflow.engine.checkpoint.barrier.AbortReason#SUBSUMED}. Several checkpoints may still be in flight
  *       in the job: barriers of different checkpoints can sit in one ring.</li>
  *   <li>With one live channel, the first barrier completes the checkpoint: snapshot and forward at once.</li>
  *   <li>Aligned: blocking a channel means the task stops reading it; its records stay in the ring, nothing is
@@ -45,8 +45,9 @@
  * </ul>
  *
  * <p>Where this departs from Flink: the alignment timeout is measured from the first barrier's arrival at this task
- * on the handler's {@link io.ringflow.engine.checkpoint.NanoClock} (Flink measures from the checkpoint's start), and
+ * on the handler's {@link io.ringflow.engine.checkpoint.barrier.NanoClock} (Flink measures from the checkpoint's start), and
  * a switched checkpoint's barrier is not marked unaligned for downstream tasks; at-least-once also tracks only the
  * newest checkpoint (Flink's tracker keeps several).
  */
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+

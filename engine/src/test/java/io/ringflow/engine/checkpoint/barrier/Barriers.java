@@ -1,4 +1,7 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
+import io.ringflow.engine.channel.BarrierKind;
+
 
 /**
  * Barrier fixtures.
@@ -15,7 +18,7 @@ final class Barriers
      */
     static CheckpointBarrier checkpoint(final long checkpointId)
     {
-        return new CheckpointBarrier(checkpointId, checkpointId * 1000, CheckpointBarrier.Kind.CHECKPOINT);
+        return new CheckpointBarrier(checkpointId, checkpointId * 1000, BarrierKind.CHECKPOINT);
     }
 
     /**
@@ -24,6 +27,6 @@ final class Barriers
      */
     static CheckpointBarrier savepoint(final long checkpointId)
     {
-        return new CheckpointBarrier(checkpointId, checkpointId * 1000, CheckpointBarrier.Kind.SAVEPOINT);
+        return new CheckpointBarrier(checkpointId, checkpointId * 1000, BarrierKind.SAVEPOINT);
     }
 }

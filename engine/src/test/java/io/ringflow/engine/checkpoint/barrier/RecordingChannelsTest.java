@@ -1,8 +1,8 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
 
 import org.junit.jupiter.api.Test;
 
-import static io.ringflow.engine.checkpoint.Barriers.checkpoint;
+import static io.ringflow.engine.checkpoint.barrier.Barriers.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,7 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
+import io.ringflow.engine.channel.BarrierKind;
+
 
 /**
  * One state of a task's barrier protocol. Each event returns the next state (or {@code this}); a state never
@@ -56,7 +59,7 @@ abstract sealed class BarrierHandlerState
         final BarrierController controller, final int channel, final CheckpointBarrier barrier, final long nowNanos)
     {
         checkNotEnded(channel, barrier);
-        if (barrier.kind() != CheckpointBarrier.Kind.CHECKPOINT)
+        if (barrier.kind() != BarrierKind.CHECKPOINT)
         {
             throw new IllegalStateException(what(barrier) + " announced on channel " + channel + ": only " +
                 "checkpoints are announced, a savepoint is always aligned");

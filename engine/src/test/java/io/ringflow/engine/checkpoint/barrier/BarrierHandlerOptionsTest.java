@@ -1,4 +1,6 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
+import io.ringflow.engine.channel.BarrierKind;
 
 import io.ringflow.engine.api.CheckpointingMode;
 import org.junit.jupiter.api.Test;
@@ -71,13 +73,13 @@ class BarrierHandlerOptionsTest
     @Test
     void barriersHavePositiveIdsAndAKnownType()
     {
-        assertThatThrownBy(() -> new CheckpointBarrier(0, 1, CheckpointBarrier.Kind.CHECKPOINT))
+        assertThatThrownBy(() -> new CheckpointBarrier(0, 1, BarrierKind.CHECKPOINT))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage("checkpointId must be positive, got 0");
-        assertThat(CheckpointBarrier.Kind.fromCode(0)).isEqualTo(CheckpointBarrier.Kind.CHECKPOINT);
-        assertThat(CheckpointBarrier.Kind.fromCode(CheckpointBarrier.Kind.SAVEPOINT.code()))
-            .isEqualTo(CheckpointBarrier.Kind.SAVEPOINT);
-        assertThatThrownBy(() -> CheckpointBarrier.Kind.fromCode(7))
+        assertThat(BarrierKind.fromCode(0)).isEqualTo(BarrierKind.CHECKPOINT);
+        assertThat(BarrierKind.fromCode(BarrierKind.SAVEPOINT.code()))
+            .isEqualTo(BarrierKind.SAVEPOINT);
+        assertThatThrownBy(() -> BarrierKind.fromCode(7))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage("unknown barrier type 7: 0 is CHECKPOINT, 1 is SAVEPOINT");
     }

@@ -1,4 +1,5 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
 
 /**
  * How one checkpoint's barriers went through one task, reported once per completed checkpoint

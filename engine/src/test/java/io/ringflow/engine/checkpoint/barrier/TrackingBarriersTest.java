@@ -1,9 +1,9 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
 
 import org.junit.jupiter.api.Test;
 
-import static io.ringflow.engine.checkpoint.Barriers.checkpoint;
-import static io.ringflow.engine.checkpoint.Barriers.savepoint;
+import static io.ringflow.engine.checkpoint.barrier.Barriers.checkpoint;
+import static io.ringflow.engine.checkpoint.barrier.Barriers.savepoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,6 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
+
+import io.ringflow.engine.channel.BarrierKind;
 
 
 import io.ringflow.engine.api.CheckpointingMode;
@@ -71,7 +73,7 @@ final class WaitingForFirstBarrier extends BarrierHandlerState
             }
             return this;
         }
-        if (barrier.kind() == CheckpointBarrier.Kind.SAVEPOINT)
+        if (barrier.kind() == BarrierKind.SAVEPOINT)
         {
             // a savepoint is aligned in every mode, at-least-once included: it holds no in-flight records and no
             // record after its cut, so restoring it is exact, into a changed job or at another parallelism

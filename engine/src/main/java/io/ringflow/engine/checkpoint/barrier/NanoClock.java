@@ -1,4 +1,4 @@
-package io.ringflow.engine.checkpoint;
+package io.ringflow.engine.checkpoint.barrier;
 
 /**
  * A monotonic clock in nanoseconds, injectable so tests can drive alignment timeouts by hand.
