@@ -1,6 +1,7 @@
 package io.ringflow.bench;
 
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.DataStream;
 import io.ringflow.engine.api.IdleStrategyKind;
@@ -9,17 +10,16 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.SubtaskCheckpointStats;
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.RuntimeContext;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.api.CheckpointingMode;
-import io.ringflow.engine.runtime.JobExecution;
 import io.ringflow.engine.runtime.JobRun;
+import io.ringflow.engine.runtime.deploy.JobAttempt;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import org.HdrHistogram.Histogram;
@@ -231,7 +231,7 @@ public final class CheckpointHarness
         long backlog = 0;
         try (JobHandle job = env.execute("backpressure-" + topology + "-" + barriers + "-" + ring))
         {
-            final JobExecution attempt = ((JobRun)job).currentAttempt();
+            final JobAttempt attempt = ((JobRun)job).currentAttempt();
             backlog = awaitFullRing(job, attempt, ring);
             final int count = quick ? 2 : checkpoints;
             for (int i = 0; i < count; i++)
@@ -274,7 +274,7 @@ public final class CheckpointHarness
     }
 
     /** Waits until a ring is full; @return the total backlog then. */
-    private static long awaitFullRing(final JobHandle job, final JobExecution attempt, final int ring)
+    private static long awaitFullRing(final JobHandle job, final JobAttempt attempt, final int ring)
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true)

@@ -1,5 +1,6 @@
 package io.ringflow.bench;
 
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.DataStream;
 import io.ringflow.engine.api.IdleStrategyKind;
@@ -9,7 +10,6 @@ import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.api.CheckpointingMode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,8 +1,8 @@
 package io.ringflow.bench;
 
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.CheckpointListener;
 import io.ringflow.engine.api.functions.Collector;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.source.Source;
 import io.ringflow.engine.api.source.SourceReader;
 

@@ -2,15 +2,14 @@ package io.ringflow.bench;
 
 import io.ringflow.bench.PageViews.CountPerApp;
 import io.ringflow.bench.PageViews.PageView;
-import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.api.CheckpointConfig;
-import io.ringflow.state.chronicle.ChronicleStateConfig;
-import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.CheckpointingMode;
-import java.time.Duration;
+import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.engine.api.source.RecordGenerator;
+import io.ringflow.state.chronicle.ChronicleStateConfig;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,6 +25,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -1,12 +1,12 @@
 package io.ringflow.bench.state;
 
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
-import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 

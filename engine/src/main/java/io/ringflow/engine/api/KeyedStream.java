@@ -2,10 +2,10 @@ package io.ringflow.engine.api;
 
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
+import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.graph.TypeExtraction;
-import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.graph.UserFunction;
 
 import java.util.List;

@@ -7,6 +7,10 @@ import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
 import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.engine.runtime.deploy.Deployer;
+import io.ringflow.engine.runtime.deploy.JobAttempt;
+import io.ringflow.engine.runtime.recovery.RestartBackoff;
+import io.ringflow.engine.runtime.recovery.RestoreSpec;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
@@ -25,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A job across its attempts: the first {@link JobExecution}, and after each failure, as the {@link RestartStrategy}
+ * A job across its attempts: the first {@link JobAttempt}, and after each failure, as the {@link RestartStrategy}
  * allows, a new attempt restored from the newest completed checkpoint of this run (or from the checkpoint the job was
  * started from, or from scratch when there is neither). Checkpoint ids keep rising across attempts.
  *
@@ -50,7 +54,7 @@ public final class JobRun implements JobHandle
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
     private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
     private ScheduledExecutorService restartTimer;
-    private volatile JobExecution current;
+    private volatile JobAttempt current;
     private volatile JobStatus status = JobStatus.RUNNING;
     private volatile Throwable failure;
     private volatile boolean cancelled;
@@ -101,9 +105,9 @@ public final class JobRun implements JobHandle
     }
 
     /** Deploys and starts the first attempt; a job that cannot run throws here, before any thread starts. */
-    synchronized void start()
+    public synchronized void start()
     {
-        final JobExecution first = deployer.deploy(graph, initialRestore, nextCheckpointId, storage);
+        final JobAttempt first = deployer.deploy(graph, initialRestore, nextCheckpointId, storage);
         launch(first);
     }
 
@@ -111,7 +115,7 @@ public final class JobRun implements JobHandle
      * Starts an attempt, then publishes it: the handle's calls reach an attempt only once its coordinator knows its
      * tasks. Under this object's lock, so the attempt's end (which takes the lock) is handled after this returns.
      */
-    private void launch(final JobExecution attempt)
+    private void launch(final JobAttempt attempt)
     {
         attemptStartNanos = System.nanoTime();
         // wired before the threads start: an attempt whose start fails still ends through its termination future
@@ -127,7 +131,7 @@ public final class JobRun implements JobHandle
         }
     }
 
-    private synchronized void attemptEnded(final JobExecution attempt, final JobStatus attemptStatus)
+    private synchronized void attemptEnded(final JobAttempt attempt, final JobStatus attemptStatus)
     {
         for (final CompletedCheckpoint checkpoint : attempt.completedCheckpoints())
         {
@@ -182,7 +186,7 @@ public final class JobRun implements JobHandle
             final RestoreSpec restore = latestRestorePoint();
             LOG.log(Level.INFO, () -> "job '" + jobName + "' restarts from " + (restore == null ? "scratch" :
                 "checkpoint " + restore.checkpoint().checkpointId()));
-            final JobExecution attempt = deployer.deploy(graph, restore, nextCheckpointId, storage);
+            final JobAttempt attempt = deployer.deploy(graph, restore, nextCheckpointId, storage);
             restarts++;
             launch(attempt);
         }
@@ -262,7 +266,7 @@ public final class JobRun implements JobHandle
     }
 
     /** @return the attempt running now (or the last one), for tools and tests that follow barriers. */
-    public JobExecution currentAttempt()
+    public JobAttempt currentAttempt()
     {
         return current;
     }
@@ -307,21 +311,21 @@ public final class JobRun implements JobHandle
     @Override
     public CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
     {
-        final JobExecution attempt = runningAttempt();
+        final JobAttempt attempt = runningAttempt();
         return attempt == null ? refusedWhileRestarting("checkpoint") : attempt.triggerCheckpoint();
     }
 
     @Override
     public CompletableFuture<CompletedCheckpoint> triggerSavepoint()
     {
-        final JobExecution attempt = runningAttempt();
+        final JobAttempt attempt = runningAttempt();
         return attempt == null ? refusedWhileRestarting("savepoint") : attempt.triggerSavepoint();
     }
 
     @Override
     public CompletableFuture<CompletedCheckpoint> stopWithSavepoint()
     {
-        final JobExecution attempt = runningAttempt();
+        final JobAttempt attempt = runningAttempt();
         if (attempt == null)
         {
             return refusedWhileRestarting("savepoint to stop with");
@@ -338,7 +342,7 @@ public final class JobRun implements JobHandle
      *     has stopped and the next is not deployed yet). A finished or cancelled run returns its last attempt, which
      *     refuses the trigger itself.
      */
-    private synchronized JobExecution runningAttempt()
+    private synchronized JobAttempt runningAttempt()
     {
         return status == JobStatus.RESTARTING ? null : current;
     }
@@ -354,7 +358,7 @@ public final class JobRun implements JobHandle
     public List<CompletedCheckpoint> completedCheckpoints()
     {
         final List<CompletedCheckpoint> all;
-        final JobExecution attempt;
+        final JobAttempt attempt;
         synchronized (this)
         {
             all = new ArrayList<>(earlierCheckpoints);
@@ -373,7 +377,7 @@ public final class JobRun implements JobHandle
     @Override
     public void cancel()
     {
-        final JobExecution attempt;
+        final JobAttempt attempt;
         synchronized (this)
         {
             if (termination.isDone())

@@ -5,6 +5,8 @@ import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobRunner;
 import io.ringflow.engine.graph.StreamGraph;
+import io.ringflow.engine.runtime.deploy.Deployer;
+import io.ringflow.engine.runtime.recovery.RestoreSpec;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
@@ -30,7 +32,10 @@ public final class RingflowRunner implements JobRunner
             new InMemoryCheckpointStorage();
         final RestoreSpec restore = config.restoreFrom() == null ? null :
             loadRestorePoint(config.restoreFrom(), config.allowNonRestoredState());
-        return new Deployer(jobName, config, codecs).run(graph, storage, restore);
+        final JobRun run = new JobRun(jobName, graph, new Deployer(jobName, config, codecs), storage, restore,
+            config.restartStrategy(), config.checkpointing() != null && !config.checkpointing().retainOnCancel());
+        run.start();
+        return run;
     }
 
     /** Reads and checks the checkpoint to start from; any problem fails the submission, naming the file. */

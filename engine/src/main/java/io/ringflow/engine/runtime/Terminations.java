@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
-/** Waiting on a job's termination future, shared by an attempt ({@link JobExecution}) and a run ({@link JobRun}). */
+/** Waiting on a job run's termination future ({@link JobRun}). */
 final class Terminations
 {
     private Terminations()

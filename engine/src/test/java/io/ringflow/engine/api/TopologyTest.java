@@ -1,10 +1,10 @@
 package io.ringflow.engine.api;
 
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.TestJobs;
-import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.CoProcessFunction;
+import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.RuntimeContext;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.CollectingSink;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;

@@ -2,6 +2,7 @@ package io.ringflow.engine.checkpointing;
 
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.DataStream;
 import io.ringflow.engine.api.JobConfig;
@@ -13,7 +14,6 @@ import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.api.CheckpointingMode;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,13 +2,13 @@ package io.ringflow.engine.recovery;
 
 import io.ringflow.engine.api.DataStream;
 import io.ringflow.engine.api.JobEnvironment;
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.CheckpointedFunction;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.OperatorListState;
 import io.ringflow.engine.api.functions.RuntimeContext;
 import io.ringflow.engine.api.functions.StateInitializationContext;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.state.keyed.ValueState;

@@ -2,6 +2,7 @@ package io.ringflow.engine.recovery;
 
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
@@ -10,7 +11,6 @@ import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.engine.api.source.GeneratorSource;
-import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,6 @@
 package io.ringflow.engine.recovery;
 
+import io.ringflow.engine.TestBackends;
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.CompletedCheckpoint;
@@ -8,7 +9,6 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.TestBackends;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.StateHandle;

@@ -2,6 +2,7 @@ package io.ringflow.engine.recovery;
 
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.InvalidJobException;
 import io.ringflow.engine.api.JobConfig;
@@ -10,7 +11,6 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;

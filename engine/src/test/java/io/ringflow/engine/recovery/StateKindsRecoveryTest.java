@@ -1,5 +1,6 @@
 package io.ringflow.engine.recovery;
 
+import io.ringflow.engine.TestBackends;
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.JobConfig;
@@ -7,11 +8,10 @@ import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.TestBackends;
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.RuntimeContext;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.state.keyed.AggregateFunction;

@@ -11,8 +11,8 @@ import io.ringflow.engine.api.RestartStrategy;
 import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
-import io.ringflow.engine.runtime.JobExecution;
 import io.ringflow.engine.runtime.JobRun;
+import io.ringflow.engine.runtime.deploy.JobAttempt;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -61,7 +61,7 @@ class UnalignedCheckpointTest
             .uid("sink");
         try (JobHandle handle = env.execute("unaligned-backpressure"))
         {
-            final JobExecution attempt = ((JobRun)handle).currentAttempt();
+            final JobAttempt attempt = ((JobRun)handle).currentAttempt();
             job.source.openUpTo(1_000);
             Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
                 attempt.channelBacklogs().stream().allMatch(backlog -> backlog == RING) && permits.hasQueuedThreads());

@@ -1,10 +1,10 @@
 package io.ringflow.samples.cli;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.util.concurrent.Callable;
 

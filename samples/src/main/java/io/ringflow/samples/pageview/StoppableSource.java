@@ -1,7 +1,7 @@
 package io.ringflow.samples.pageview;
 
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.source.Source;
 import io.ringflow.engine.api.source.SourceReader;
 

@@ -1,16 +1,16 @@
 package io.ringflow.state.backend;
 
 import io.ringflow.state.keyed.AggregatingState;
-import io.ringflow.state.keyed.ReducingStateDescriptor;
-import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.ReducingState;
+import io.ringflow.state.keyed.ReducingStateDescriptor;
+import io.ringflow.state.keyed.State;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
-import io.ringflow.state.keyed.ReducingState;
-import io.ringflow.state.keyed.State;
-import io.ringflow.state.keyed.MapStateDescriptor;
-import io.ringflow.state.keyed.AggregatingStateDescriptor;
-import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 

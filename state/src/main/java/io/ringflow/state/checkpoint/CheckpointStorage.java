@@ -143,6 +143,15 @@ public interface CheckpointStorage
     String describe();
 
     /**
+     * @return whether what is stored outlives the JVM (a directory) or not (memory): a storage that is not durable
+     *     has nothing to make durable, so its writes and commits may run inline instead of on an I/O thread.
+     */
+    default boolean isDurable()
+    {
+        return true;
+    }
+
+    /**
      * Reads back every state file a checkpoint points to (including each keyed chain's increments and its shared
      * files), checking each one's length and checksum.
      *

@@ -247,6 +247,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public boolean isDurable()
+    {
+        return false;
+    }
+
+    @Override
     public String describe()
     {
         return "in-memory checkpoint storage";

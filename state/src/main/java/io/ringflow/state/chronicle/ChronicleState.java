@@ -2,9 +2,9 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.keyed.State;
-import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.keyed.StateDescriptor;
 import io.ringflow.state.keyed.StateTtlConfig;
+import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
 

@@ -1,9 +1,9 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for {@code byte[]}. Format: a 4-byte little-endian {@code int} holding the array length, then the bytes.

@@ -1,9 +1,9 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for {@link Character} and {@code char}. Format: 2 bytes, the UTF-16 code unit little-endian.

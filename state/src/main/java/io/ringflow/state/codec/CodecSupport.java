@@ -1,8 +1,8 @@
 package io.ringflow.state.codec;
 
-import java.nio.ByteOrder;
-
 import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteOrder;
 
 /**
  * Helpers shared by the built-in codecs. Stateless; nothing here allocates except on the failure paths, which build

@@ -1,11 +1,11 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 
 import java.util.Objects;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for one enum type. Format: the constant's {@link Enum#ordinal() ordinal} as a 4-byte little-endian

@@ -1,9 +1,9 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for {@link Float} and {@code float}. Format: 4 bytes, the IEEE 754 bit pattern

@@ -1,9 +1,9 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for {@link Long} and {@code long}. Format: 8 bytes, little-endian two's complement.

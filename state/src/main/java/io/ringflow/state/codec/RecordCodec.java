@@ -1,6 +1,7 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -13,8 +14,7 @@ import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for a Java record, derived once from the record class: its components are read through generated accessors

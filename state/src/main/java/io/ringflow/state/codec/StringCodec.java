@@ -1,9 +1,9 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+
+import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for {@link String}. Format: a 4-byte little-endian {@code int} holding the number of payload bytes, then the

@@ -1,11 +1,9 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapCellState;
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.keyed.AggregateFunction;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
-import io.ringflow.state.keyed.AggregateFunction;
-import io.ringflow.state.codec.Codec;
 import org.agrona.ExpandableArrayBuffer;
 
 import java.util.Arrays;

@@ -1,12 +1,8 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.heap.HeapTimestamped;
-import io.ringflow.state.heap.HeapState;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapFrozenState;
-import io.ringflow.state.heap.HeapCells;
 import io.ringflow.state.keyed.StateDescriptor;
 import io.ringflow.state.keyed.StateTtlConfig;
+
 import java.util.function.UnaryOperator;
 
 /**

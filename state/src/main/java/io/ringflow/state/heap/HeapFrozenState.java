@@ -1,11 +1,9 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.heap.HeapTimestamped;
-import io.ringflow.state.keyed.StateKind;
-import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.keyed.StateTtlConfig;
-import io.ringflow.state.heap.HeapCells;
+import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.snapshot.TtlValues;
 
 import java.util.Map;

@@ -1,9 +1,8 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.keyed.ListState;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapCellState;
+import io.ringflow.state.keyed.ListStateDescriptor;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

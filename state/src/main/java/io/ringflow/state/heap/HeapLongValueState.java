@@ -1,11 +1,7 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.heap.HeapValueState;
-import io.ringflow.state.heap.HeapState;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapFrozenState;
 import org.agrona.collections.Long2LongHashMap;
 
 /**

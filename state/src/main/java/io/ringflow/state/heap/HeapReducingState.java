@@ -1,11 +1,9 @@
 package io.ringflow.state.heap;
 
-
-import io.ringflow.state.keyed.ReducingStateDescriptor;
 import io.ringflow.state.keyed.ReduceFunction;
 import io.ringflow.state.keyed.ReducingState;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapCellState;
+import io.ringflow.state.keyed.ReducingStateDescriptor;
+
 /**
  * A {@link ReducingState} on the heap: one folded value per key.
  *

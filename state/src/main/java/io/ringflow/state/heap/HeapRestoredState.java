@@ -1,12 +1,11 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.heap.HeapState;
-import io.ringflow.state.keyed.StateKind;
-import io.ringflow.state.keyed.StateDescriptor;
-import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.snapshot.ListCodec;
+import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,12 +1,9 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.heap.HeapTimestamped;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.keyed.State;
 import io.ringflow.state.keyed.StateDescriptor;
 import io.ringflow.state.keyed.StateTtlConfig;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapFrozenState;
-import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.snapshot.TtlValues;
 
 /**

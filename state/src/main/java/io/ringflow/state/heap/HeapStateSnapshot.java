@@ -1,20 +1,17 @@
 package io.ringflow.state.heap;
 
-import io.ringflow.state.keyed.StateKind;
-import io.ringflow.state.keyed.ValueState;
-import io.ringflow.state.keyed.KeyGroupRange;
-import io.ringflow.state.keyed.KeyGroups;
-import io.ringflow.state.keyed.StateDescriptor;
-import io.ringflow.state.heap.HeapRestoredState;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapFrozenState;
-import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateKind;
+import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.ListCodec;
+import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
 import org.agrona.DirectBuffer;

@@ -1,10 +1,8 @@
 package io.ringflow.state.heap;
 
-
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
-import io.ringflow.state.heap.HeapKeyedStateStore;
-import io.ringflow.state.heap.HeapCellState;
+
 /**
  * A {@link ValueState} on the heap: one cell per key.
  *

@@ -1,7 +1,7 @@
 package io.ringflow.state.keyed;
 
-
 import io.ringflow.state.snapshot.ListCodec;
+
 /**
  * The kinds of keyed state, with the stable code each has in snapshots, and what one snapshot entry of each holds.
  */

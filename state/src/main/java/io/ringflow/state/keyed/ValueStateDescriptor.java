@@ -1,6 +1,5 @@
 package io.ringflow.state.keyed;
 
-
 import java.util.Objects;
 
 /**

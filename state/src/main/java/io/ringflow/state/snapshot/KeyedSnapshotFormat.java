@@ -1,7 +1,7 @@
 package io.ringflow.state.snapshot;
 
-
 import io.ringflow.state.keyed.StateKind;
+
 /**
  * The backend-independent format of a keyed state snapshot: what every keyed state backend writes and every backend
  * can restore, so a snapshot of the heap backend restores into Chronicle Map and back. Entries are grouped by key

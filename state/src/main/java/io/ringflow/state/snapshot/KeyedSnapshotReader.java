@@ -1,8 +1,8 @@
 package io.ringflow.state.snapshot;
 
-import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.StateKind;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,10 @@
 package io.ringflow.state.snapshot;
 
-import io.ringflow.state.keyed.StateKind;
-import io.ringflow.state.keyed.StateDescriptor;
-import io.ringflow.state.keyed.StateTtlConfig;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
-import io.ringflow.state.snapshot.StateMeta;
+import io.ringflow.state.keyed.StateDescriptor;
+import io.ringflow.state.keyed.StateKind;
+import io.ringflow.state.keyed.StateTtlConfig;
 
 /**
  * The checks every keyed state backend makes, in one place so both give the same answers with the same messages: a

@@ -1,6 +1,7 @@
 package io.ringflow.state.snapshot;
 
 import io.ringflow.state.keyed.StateKind;
+
 import java.util.Objects;
 
 /**

@@ -1,14 +1,14 @@
 package io.ringflow.state.chronicle;
 
-import io.ringflow.state.codec.CodecRegistry;
-import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.heap.HeapKeyedStateStore;
+import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.SnapshotContents;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
-import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.snapshot.KeyedSnapshotChain;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;

@@ -1,8 +1,8 @@
 package io.ringflow.state.chronicle;
 
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.KeyGroupRange;
-import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.keyed.StateKindsConformanceTest;
 
 /** The Chronicle Map store, in memory, against the map, list, reducing and aggregating state contract. */

@@ -1,5 +1,10 @@
 package io.ringflow.state.codec;
 
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
 import static io.ringflow.state.codec.CodecTesting.bytes;
 import static io.ringflow.state.codec.CodecTesting.encoded;
 import static io.ringflow.state.codec.CodecTesting.guard;
@@ -8,11 +13,6 @@ import static io.ringflow.state.codec.CodecTesting.roundTrip;
 import static io.ringflow.state.codec.CodecTesting.untouched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import java.util.List;
-
-import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Test;
 
 class BuiltInCodecsTest
 {

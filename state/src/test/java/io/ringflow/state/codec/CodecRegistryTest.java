@@ -1,10 +1,8 @@
 package io.ringflow.state.codec;
 
-import static io.ringflow.state.codec.CodecTesting.encoded;
-import static io.ringflow.state.codec.CodecTesting.roundTrip;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,9 +13,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-import org.junit.jupiter.api.Test;
+import static io.ringflow.state.codec.CodecTesting.encoded;
+import static io.ringflow.state.codec.CodecTesting.roundTrip;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class CodecRegistryTest
 {

@@ -1,10 +1,10 @@
 package io.ringflow.state.codec;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Arrays;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Shared checks: every round trip encodes into the middle of a buffer filled with a sentinel, so that a codec that

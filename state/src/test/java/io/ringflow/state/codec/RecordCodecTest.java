@@ -1,5 +1,14 @@
 package io.ringflow.state.codec;
 
+import io.ringflow.state.codec.fixtures.Elsewhere;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+
 import static io.ringflow.state.codec.CodecTesting.assertEquivalent;
 import static io.ringflow.state.codec.CodecTesting.bytes;
 import static io.ringflow.state.codec.CodecTesting.encoded;
@@ -10,15 +19,6 @@ import static io.ringflow.state.codec.CodecTesting.untouched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.util.Random;
-
-import io.ringflow.state.codec.fixtures.Elsewhere;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Test;
 
 class RecordCodecTest
 {

@@ -1,5 +1,14 @@
 package io.ringflow.state.codec;
 
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+
 import static io.ringflow.state.codec.CodecTesting.encoded;
 import static io.ringflow.state.codec.CodecTesting.guard;
 import static io.ringflow.state.codec.CodecTesting.guarded;
@@ -7,15 +16,6 @@ import static io.ringflow.state.codec.CodecTesting.roundTrip;
 import static io.ringflow.state.codec.CodecTesting.untouched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Random;
-
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Test;
 
 class StringCodecTest
 {

@@ -1,8 +1,8 @@
 package io.ringflow.state.keyed;
 
-import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.heap.HeapKeyedStateStore;
 
 /** The heap store, the reference, against the keyed state store contract. */
 class HeapKeyedStateStoreConformanceTest extends KeyedStateStoreConformanceTest

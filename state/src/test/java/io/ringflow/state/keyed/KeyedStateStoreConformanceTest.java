@@ -1,12 +1,12 @@
 package io.ringflow.state.keyed;
 
-import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
+import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateMeta;

@@ -1,10 +1,10 @@
 package io.ringflow.state.keyed;
 
-import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.heap.HeapKeyedStateStore;
 import org.junit.jupiter.api.AfterEach;
 
 import java.util.ArrayList;

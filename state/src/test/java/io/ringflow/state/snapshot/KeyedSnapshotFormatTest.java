@@ -1,9 +1,9 @@
 package io.ringflow.state.snapshot;
 
-import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.codec.StringCodec;
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.StateKind;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;

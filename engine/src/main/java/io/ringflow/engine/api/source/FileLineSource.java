@@ -1,7 +1,7 @@
 package io.ringflow.engine.api.source;
 
-import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.functions.Collector;
+import io.ringflow.engine.api.functions.SubtaskInfo;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.ringflow.engine.checkpoint.barrier;
 
-
 import io.ringflow.engine.api.CheckpointingMode;
+
 /**
  * What a {@link BarrierHandler} makes its task do. The task implements it; the handler's states are its only
  * callers.

@@ -1,8 +1,8 @@
 package io.ringflow.engine.checkpoint.barrier;
 
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.channel.BarrierKind;
 
-import io.ringflow.engine.api.CheckpointingMode;
 import java.time.Duration;
 
 /**

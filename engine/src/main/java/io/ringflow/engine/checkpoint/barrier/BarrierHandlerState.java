@@ -2,7 +2,6 @@ package io.ringflow.engine.checkpoint.barrier;
 
 import io.ringflow.engine.channel.BarrierKind;
 
-
 /**
  * One state of a task's barrier protocol. Each event returns the next state (or {@code this}); a state never
  * changes after construction and owns everything it knows, so the handler's current state is the whole truth about

@@ -1,9 +1,8 @@
 package io.ringflow.engine.checkpoint.barrier;
 
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.channel.BarrierKind;
 
-
-import io.ringflow.engine.api.CheckpointingMode;
 /**
  * No checkpoint is in progress; the next barrier newer than {@link #latestCheckpointId()} starts one. Which state it
  * starts is decided here, per checkpoint: aligned for a savepoint in every mode; else at-least-once tracking, aligned,

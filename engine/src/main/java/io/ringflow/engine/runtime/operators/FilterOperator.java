@@ -1,7 +1,7 @@
 package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.FilterFunction;
-import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.engine.runtime.task.StreamOperator;
 
 /** Applies a {@link FilterFunction}; forwards the records it accepts. */
 public final class FilterOperator extends StreamOperator

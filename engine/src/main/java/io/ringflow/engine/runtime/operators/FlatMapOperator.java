@@ -1,7 +1,7 @@
 package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.FlatMapFunction;
-import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.engine.runtime.task.StreamOperator;
 
 /** Applies a {@link FlatMapFunction}; the operator's output is the function's collector. */
 public final class FlatMapOperator extends StreamOperator

@@ -1,7 +1,7 @@
 package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.MapFunction;
-import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.engine.runtime.task.StreamOperator;
 
 /** Applies a {@link MapFunction}; one record out per record in. */
 public final class MapOperator extends StreamOperator

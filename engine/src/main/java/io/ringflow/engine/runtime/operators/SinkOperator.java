@@ -2,7 +2,7 @@ package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
-import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.engine.runtime.task.StreamOperator;
 
 /**
  * Hands records to a {@link SinkWriter}; flushes it when a barrier passes and at end of input.

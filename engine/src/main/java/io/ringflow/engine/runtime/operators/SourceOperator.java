@@ -2,7 +2,7 @@ package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.source.Source;
 import io.ringflow.engine.api.source.SourceReader;
-import io.ringflow.engine.runtime.StreamOperator;
+import io.ringflow.engine.runtime.task.StreamOperator;
 
 /**
  * The head of a source task: owns the subtask's {@link SourceReader}; the task polls it for batches.

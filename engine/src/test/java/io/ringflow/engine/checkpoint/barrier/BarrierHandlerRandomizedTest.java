@@ -1,8 +1,7 @@
 package io.ringflow.engine.checkpoint.barrier;
 
-import io.ringflow.engine.channel.BarrierKind;
-
 import io.ringflow.engine.api.CheckpointingMode;
+import io.ringflow.engine.channel.BarrierKind;
 import io.ringflow.engine.checkpoint.barrier.RecordingController.Call;
 import io.ringflow.engine.checkpoint.barrier.RecordingController.Name;
 import org.junit.jupiter.params.ParameterizedTest;

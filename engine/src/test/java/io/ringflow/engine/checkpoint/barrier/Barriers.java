@@ -2,7 +2,6 @@ package io.ringflow.engine.checkpoint.barrier;
 
 import io.ringflow.engine.channel.BarrierKind;
 
-
 /**
  * Barrier fixtures.
  */

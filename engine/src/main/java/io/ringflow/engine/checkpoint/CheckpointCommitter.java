@@ -1,0 +1,159 @@
+package io.ringflow.engine.checkpoint;
+
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The storage side of the coordinator: commits completed checkpoints and deletes what aborted ones wrote.
+ *
+ * <p>Thread contract: durable storage is written by one I/O thread (a daemon, never a task thread), so commits and
+ * deletions happen one at a time, in the order they were handed over. In-memory storage has nothing to make durable:
+ * its commits run on the calling thread, which saves a thread hand-off (on two busy cores a wake-up can cost a
+ * millisecond).
+ */
+final class CheckpointCommitter
+{
+    private static final System.Logger LOG = System.getLogger(CheckpointCommitter.class.getName());
+
+    private final String jobName;
+    private final CheckpointStorage storage;
+    private final int retained;
+    private final ExecutorService io;
+
+    CheckpointCommitter(final String jobName, final CheckpointStorage storage, final int retained)
+    {
+        this.jobName = jobName;
+        this.storage = storage;
+        this.retained = retained;
+        this.io = Executors.newSingleThreadExecutor(runnable ->
+        {
+            final Thread thread = new Thread(runnable, "ringflow-checkpoint-io-" + jobName);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    CheckpointStorage storage()
+    {
+        return storage;
+    }
+
+    /**
+     * Runs a commit where the storage wants it: here for in-memory storage, on the I/O thread otherwise. A commit
+     * handed over after {@link #shutdown()} is dropped (the job stopped: the checkpoint is not committed).
+     *
+     * @param commit writes the metadata and completes the checkpoint.
+     */
+    void run(final Runnable commit)
+    {
+        if (!storage.isDurable())
+        {
+            commit.run();
+            return;
+        }
+        try
+        {
+            io.execute(commit);
+        }
+        catch (final RejectedExecutionException stopped)
+        {
+            // the job stopped while the checkpoint completed: it is not committed
+        }
+    }
+
+    /**
+     * Stores the metadata, its state files being durable already; retention then prunes older checkpoints, except
+     * the pinned ones, and shared files no stored checkpoint refers to are deleted.
+     *
+     * @param metadata the checkpoint.
+     * @param pinned   checkpoints whose keyed state files a pending checkpoint builds on.
+     * @throws IOException when it cannot be stored: the checkpoint fails.
+     */
+    void store(final CheckpointMetadata metadata, final java.util.Set<Long> pinned) throws IOException
+    {
+        storage.store(metadata, retained, pinned);
+    }
+
+    /** Deletes what an aborted checkpoint wrote, on the I/O thread (after any commit handed over before). */
+    void discardLater(final long id)
+    {
+        try
+        {
+            io.execute(() ->
+            {
+                try
+                {
+                    storage.discardPending(id);
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    LOG.log(Level.WARNING, "could not delete the files of aborted checkpoint " + id + " of job '" +
+                        jobName + "'", ex);
+                }
+            });
+        }
+        catch (final RejectedExecutionException stopped)
+        {
+            // the job stopped; an aborted checkpoint's folder has no metadata and is never restored from
+        }
+    }
+
+    /** Accepts no more work; what was handed over still runs. */
+    void shutdown()
+    {
+        io.shutdown();
+    }
+
+    /**
+     * Waits for the work handed over, then, for a cancelled job that does not retain its checkpoints, deletes them.
+     *
+     * @param deleteCheckpoints whether to delete every stored checkpoint but savepoints.
+     * @param abandoned         checkpoints pending when the job stopped: what they wrote is deleted (a storage never
+     *                          deletes a committed checkpoint, so one whose commit finished meanwhile stays).
+     */
+    void finish(final boolean deleteCheckpoints, final List<Long> abandoned)
+    {
+        try
+        {
+            // a commit already running finishes (a checkpoint is stored whole or not at all) before the job is over
+            io.awaitTermination(1, TimeUnit.MINUTES);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        for (final long id : abandoned)
+        {
+            try
+            {
+                storage.discardPending(id);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                LOG.log(Level.WARNING, "could not delete the files of checkpoint " + id + ", pending when job '" +
+                    jobName + "' stopped", ex);
+            }
+        }
+        if (!deleteCheckpoints)
+        {
+            return;
+        }
+        try
+        {
+            storage.discardAll();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            LOG.log(Level.WARNING, "could not delete the checkpoints of cancelled job '" + jobName + "'", ex);
+        }
+    }
+}

@@ -1,0 +1,816 @@
+package io.ringflow.engine.checkpoint;
+
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointException;
+import io.ringflow.engine.api.CompletedCheckpoint;
+import io.ringflow.engine.channel.BarrierKind;
+import io.ringflow.engine.checkpoint.barrier.AbortReason;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+
+/**
+ * Triggers checkpoints, tracks the pending ones and completes them when every task has acknowledged (a finished task
+ * counts as having acknowledged the checkpoints it did not take part in: its END_OF_INPUT stands for their barriers).
+ * Its parts: {@link PeriodicTrigger} (the timer), {@link PendingCheckpoint} (one checkpoint's acknowledgements, its
+ * metadata and statistics), {@link CheckpointCommitter} (storage: commits, deletions of aborted checkpoints). This
+ * class holds the protocol between them: triggering, registration, acknowledgement, decline, abort, expiry,
+ * subsumption, tolerable failures and the history of completed checkpoints.
+ *
+ * <p><b>Triggering: one path, one set of rules.</b> The timer, {@code triggerCheckpoint}, {@code triggerSavepoint}
+ * and {@code stopWithSavepoint} all go through {@link #submit}. A checkpoint starts only when
+ * <ol>
+ *   <li>no savepoint is pending: a savepoint's barrier must be the newest one requested until every source has
+ *       injected it (sources inject only the newest requested barrier), so nothing is triggered behind it;</li>
+ *   <li>fewer than {@code maxConcurrent} checkpoints are pending;</li>
+ *   <li>{@code minPause} has passed since the last checkpoint completed.</li>
+ * </ol>
+ * A savepoint obeys only the first rule: it starts at once unless another savepoint is pending (as Flink forces
+ * savepoints past the concurrency limit), and checkpoints pending then are usually subsumed by it in the tasks.
+ * A periodic trigger that may not start is dropped. A trigger asked for by the user waits in a queue (savepoints
+ * first, then checkpoints, each in the order asked) and starts as soon as the rules allow: when a checkpoint ends,
+ * at each timer tick, and when the minimum pause has passed. At most {@value #MAX_WAITING_TRIGGERS} may wait; beyond
+ * that, and once the job has stopped, a trigger is refused: its future completes exceptionally with a
+ * {@link CheckpointException} and its reason. Triggers that arrive before the attempt's tasks are known wait for
+ * {@link #start}.
+ *
+ * <p><b>Clean-up.</b> The files of a checkpoint that ends without committing are deleted once no task is still
+ * writing them ({@link #beginWrite}/{@link #endWrite}): the deletion waits for the writer, or is done by it, so it
+ * never races a file being created.
+ *
+ * <p>Thread contract: triggers come from the timer thread or a caller of the job handle; acknowledgements and
+ * finishes from task threads and the snapshot flusher. All state is guarded by one lock, taken a few times per
+ * checkpoint per task, never per record; storage work, barrier requests and notifications happen outside it. A
+ * complete checkpoint is committed on the committer's I/O thread for durable storage, on the acknowledging thread for
+ * in-memory storage; its future completes on that thread, so callers chain heavy work with the {@code *Async}
+ * methods. Completion and abort notifications go to each task's mailbox; tasks run them on their own thread.
+ *
+ * <p>Order of a checkpoint: the pending checkpoint is registered before its barrier is requested (so no
+ * acknowledgement can arrive before it exists); once its metadata is stored it is complete, and every older pending
+ * checkpoint but a savepoint is aborted as subsumed; a checkpoint pending longer than the timeout is aborted, and
+ * more consecutive failures than tolerated fail the job.
+ */
+public final class CheckpointCoordinator implements CheckpointGateway
+{
+    /** The most triggers asked for by the user that may wait for their turn; more are refused. */
+    static final int MAX_WAITING_TRIGGERS = 1_000;
+
+    private static final System.Logger LOG = System.getLogger(CheckpointCoordinator.class.getName());
+
+    private final CheckpointedJob job;
+    private final CheckpointConfig config;
+    private final CheckpointCommitter committer;
+    private final Object lock = new Object();
+    /** Held for a whole commit (store, then completion); never taken inside {@link #lock}'s critical sections. */
+    private final Object commitLock = new Object();
+    private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
+    private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
+    /** Savepoint triggers waiting for their turn, in the order asked. Under {@link #lock}. */
+    private final ArrayDeque<TriggerRequest> waitingSavepoints = new ArrayDeque<>();
+    /** Checkpoint triggers waiting for their turn, in the order asked. Under {@link #lock}. */
+    private final ArrayDeque<TriggerRequest> waitingCheckpoints = new ArrayDeque<>();
+    /** Per checkpoint, the snapshot writes under way. Under {@link #lock}. */
+    private final Map<Long, Integer> writesInFlight = new HashMap<>();
+    /** Ended checkpoints whose files are deleted when their last write ends. Under {@link #lock}. */
+    private final Set<Long> discardWhenWritten = new HashSet<>();
+    private final int retained;
+    private final int tolerableFailures;
+    private final int maxConcurrent;
+    private final long minPauseNanos;
+    private PeriodicTrigger timer;
+    private List<CheckpointParticipant> tasks;
+    private boolean[] finished;
+    private long[] finishedPositions;
+    private long nextCheckpointId;
+    private long lastCompletionNanos = Long.MIN_VALUE;
+    /** Whether a wake-up for the end of the minimum pause is scheduled. Under {@link #lock}. */
+    private boolean wakeUpScheduled;
+    /**
+     * The newest checkpoint (not savepoint) committed by this attempt: the base of the next checkpoints' keyed deltas
+     * with incremental snapshots. Under {@link #lock}.
+     */
+    private CheckpointMetadata latestBase;
+    /** Checkpoints pending when the job stopped: their files are deleted once the job has terminated. */
+    private final List<Long> abortedAtStop = new ArrayList<>();
+    private int consecutiveFailures;
+    private boolean stopped;
+
+    /**
+     * @param job             the job attempt.
+     * @param config          periodic checkpoints, or null for checkpoints on demand only (no timeout then; at most
+     *                        one pending at a time, as by default).
+     * @param firstCheckpoint the id of this attempt's first checkpoint: above every id of earlier attempts.
+     * @param storage         where checkpoints go; shared by the attempts of a run.
+     */
+    public CheckpointCoordinator(final CheckpointedJob job, final CheckpointConfig config, final long firstCheckpoint,
+        final CheckpointStorage storage)
+    {
+        this.job = job;
+        this.nextCheckpointId = firstCheckpoint;
+        this.config = config;
+        this.retained = config != null ? config.retained() : 1;
+        this.tolerableFailures = config != null ? config.tolerableFailures() : Integer.MAX_VALUE;
+        this.maxConcurrent = config != null ? config.maxConcurrent() : 1;
+        this.minPauseNanos = config != null ? config.minPause().toNanos() : 0;
+        this.committer = new CheckpointCommitter(job.jobName(), storage, retained);
+    }
+
+    /** Called once, after every task is known and before the threads start; triggers already asked for start. */
+    public void start(final List<? extends CheckpointParticipant> allTasks)
+    {
+        final List<PendingCheckpoint> started;
+        synchronized (lock)
+        {
+            tasks = List.copyOf(allTasks);
+            finished = new boolean[tasks.size()];
+            finishedPositions = new long[tasks.size()];
+            if (config != null)
+            {
+                timer = new PeriodicTrigger(job.jobName(), config.interval(), this::tick);
+            }
+            started = startWaitingLocked(System.nanoTime());
+        }
+        requestBarriers(started);
+    }
+
+    /** Stops triggering; pending checkpoints and waiting triggers are aborted. Any thread; idempotent. */
+    public void stop()
+    {
+        final List<PendingCheckpoint> aborted;
+        final List<TriggerRequest> refused;
+        synchronized (lock)
+        {
+            if (stopped)
+            {
+                return;
+            }
+            stopped = true;
+            aborted = new ArrayList<>(pending.values());
+            pending.clear();
+            for (final PendingCheckpoint p : aborted)
+            {
+                abortedAtStop.add(p.id);
+            }
+            // ended earlier, their deletion waiting for a write: the I/O thread no longer takes work after this
+            abortedAtStop.addAll(discardWhenWritten);
+            discardWhenWritten.clear();
+            refused = new ArrayList<>(waitingSavepoints);
+            refused.addAll(waitingCheckpoints);
+            waitingSavepoints.clear();
+            waitingCheckpoints.clear();
+        }
+        if (timer != null)
+        {
+            timer.stop();
+        }
+        committer.shutdown();
+        for (final PendingCheckpoint p : aborted)
+        {
+            p.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.JOB_STOPPED,
+                "checkpoint " + p.id + " aborted: the job stopped"));
+        }
+        for (final TriggerRequest request : refused)
+        {
+            request.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.JOB_STOPPED,
+                "the " + (request.savepoint ? "savepoint" : "checkpoint") + " never started: the job stopped"));
+        }
+    }
+
+    /**
+     * The job has terminated: a commit still running finishes, then a cancelled job that does not retain its
+     * checkpoints deletes them. Called once, by the job's monitor thread, after {@link #stop()}.
+     *
+     * @param cancelled whether the job ended CANCELED.
+     */
+    public void jobTerminated(final boolean cancelled)
+    {
+        final List<Long> abandoned;
+        synchronized (lock)
+        {
+            abandoned = List.copyOf(abortedAtStop);
+        }
+        committer.finish(cancelled && config != null && !config.retainOnCancel(), abandoned);
+    }
+
+    /**
+     * @return completes with the checkpoint once every task acknowledged it, or exceptionally with a
+     *     {@link CheckpointException} when it is refused or aborted.
+     */
+    public CompletableFuture<CompletedCheckpoint> triggerCheckpoint()
+    {
+        return submit(TriggerRequest.checkpoint()).future.thenApply(c -> c);
+    }
+
+    /**
+     * @return completes with the savepoint (aligned, marked as a savepoint in its metadata, kept by retention and on
+     *     cancel), or exceptionally with a {@link CheckpointException} when it is refused or aborted.
+     */
+    public CompletableFuture<CompletedCheckpoint> triggerSavepoint()
+    {
+        return triggerSavepoint(null);
+    }
+
+    /**
+     * A savepoint whose id is handed to {@code beforeRequest} after it is registered and before its barrier is
+     * requested (a stop-with-savepoint stops the sources there). The hook runs under the coordinator's lock: it must
+     * only record the id.
+     *
+     * @param beforeRequest receives the savepoint's id; null for none.
+     * @return completes with the savepoint, or exceptionally.
+     */
+    public CompletableFuture<CompletedCheckpoint> triggerSavepoint(final LongConsumer beforeRequest)
+    {
+        return submit(TriggerRequest.savepoint(beforeRequest)).future.thenApply(c -> c);
+    }
+
+    /**
+     * The one way in for triggers asked for by the user: refused when the job has stopped or too many triggers wait,
+     * else queued and started as soon as the rules (see the class documentation) allow, possibly at once.
+     *
+     * @param request the trigger.
+     * @return the same request: its id once it started, its future.
+     */
+    TriggerRequest submit(final TriggerRequest request)
+    {
+        final List<PendingCheckpoint> started;
+        final CheckpointException refusal;
+        synchronized (lock)
+        {
+            if (stopped)
+            {
+                refusal = new CheckpointException(CheckpointException.Reason.JOB_NOT_RUNNING,
+                    "job '" + job.jobName() + "' is not running: no " +
+                        (request.savepoint ? "savepoint" : "checkpoint") + " can be taken");
+                started = List.of();
+            }
+            else if (waitingSavepoints.size() + waitingCheckpoints.size() >= MAX_WAITING_TRIGGERS)
+            {
+                refusal = new CheckpointException(CheckpointException.Reason.TOO_MANY_WAITING_TRIGGERS,
+                    "job '" + job.jobName() + "' already has " + MAX_WAITING_TRIGGERS + " checkpoint or " +
+                        "savepoint triggers waiting for their turn; wait for some to complete");
+                started = List.of();
+            }
+            else
+            {
+                refusal = null;
+                (request.savepoint ? waitingSavepoints : waitingCheckpoints).addLast(request);
+                started = startWaitingLocked(System.nanoTime());
+            }
+        }
+        if (refusal != null)
+        {
+            request.future.completeExceptionally(refusal);
+        }
+        requestBarriers(started);
+        return request;
+    }
+
+    /** @return the retained completed checkpoints, oldest first. */
+    public List<CompletedCheckpoint> completedCheckpoints()
+    {
+        synchronized (lock)
+        {
+            return List.copyOf(completed);
+        }
+    }
+
+    /**
+     * A task is about to write its snapshot of a checkpoint. While any write of a checkpoint is under way, its files
+     * are not deleted; if it ends meanwhile, the last {@link #endWrite} deletes them. Flusher or task thread.
+     *
+     * @param checkpointId the checkpoint.
+     * @return false when the checkpoint is no longer pending: nothing may be written for it.
+     */
+    @Override
+    public boolean beginWrite(final long checkpointId)
+    {
+        synchronized (lock)
+        {
+            final PendingCheckpoint p = pending.get(checkpointId);
+            if (p == null || p.committing)
+            {
+                return false;
+            }
+            writesInFlight.merge(checkpointId, 1, Integer::sum);
+            return true;
+        }
+    }
+
+    /**
+     * A write begun with {@link #beginWrite} is over (acknowledged, declined or failed); if its checkpoint ended
+     * meanwhile and this was its last write, its files are deleted now. Same thread as its {@code beginWrite}.
+     *
+     * @param checkpointId the checkpoint.
+     */
+    @Override
+    public void endWrite(final long checkpointId)
+    {
+        final boolean discard;
+        synchronized (lock)
+        {
+            final Integer left = writesInFlight.merge(checkpointId, -1, Integer::sum);
+            if (left != null && left > 0)
+            {
+                return;
+            }
+            writesInFlight.remove(checkpointId);
+            discard = discardWhenWritten.remove(checkpointId);
+        }
+        if (discard)
+        {
+            committer.discardLater(checkpointId);
+        }
+    }
+
+    /** The files of an ended checkpoint go now, or when its last write ends. Caller holds the lock. */
+    private void discardLocked(final long checkpointId)
+    {
+        if (writesInFlight.containsKey(checkpointId))
+        {
+            discardWhenWritten.add(checkpointId);
+            return;
+        }
+        committer.discardLater(checkpointId);
+    }
+
+    /** @return whether the checkpoint is still waiting for acknowledgements. */
+    public boolean isPending(final long id)
+    {
+        synchronized (lock)
+        {
+            final PendingCheckpoint p = pending.get(id);
+            return p != null && !p.committing;
+        }
+    }
+
+    /** @return the id the next checkpoint would get. */
+    public long nextCheckpointId()
+    {
+        synchronized (lock)
+        {
+            return nextCheckpointId;
+        }
+    }
+
+    /** @return where checkpoints and their state files go. */
+    @Override
+    public CheckpointStorage storage()
+    {
+        return committer.storage();
+    }
+
+    /**
+     * A task's snapshot of a checkpoint is complete and durable. Task thread (stateless tasks, small snapshots) or the
+     * flusher.
+     */
+    @Override
+    public void acknowledge(final CheckpointParticipant task, final TaskAcknowledgement ack)
+    {
+        final long now = System.nanoTime();
+        final Runnable commit;
+        synchronized (lock)
+        {
+            final PendingCheckpoint p = pending.get(ack.checkpointId());
+            if (p == null || p.committing)
+            {
+                return;
+            }
+            p.acknowledge(task.index(), ack, now);
+            commit = commitIfCompleteLocked(p);
+        }
+        if (commit != null)
+        {
+            committer.run(commit);
+        }
+    }
+
+    /**
+     * A task gave up a checkpoint on its own (a newer barrier overtook it, or its alignment was cancelled): the
+     * checkpoint can no longer complete, and must not complete later because the task finished. Task thread.
+     */
+    @Override
+    public void abortedByTask(final CheckpointParticipant task, final long checkpointId, final AbortReason reason)
+    {
+        final PendingCheckpoint p;
+        synchronized (lock)
+        {
+            p = pending.get(checkpointId);
+            if (p == null || p.committing || p.isAcknowledgedBy(task.index()))
+            {
+                return;
+            }
+        }
+        failed(List.of(p), reason == AbortReason.SUBSUMED ? CheckpointException.Reason.SUBSUMED :
+            CheckpointException.Reason.ABORTED_BY_TASK, "aborted by task " + task.name() + ": " + reason, false);
+    }
+
+    /**
+     * A task could not write its snapshot of a checkpoint: the checkpoint is declined (aborted, counting as a
+     * failure). The flusher.
+     */
+    @Override
+    public void decline(final CheckpointParticipant task, final long checkpointId, final Throwable cause)
+    {
+        final PendingCheckpoint p;
+        synchronized (lock)
+        {
+            p = pending.get(checkpointId);
+            if (p == null || p.committing)
+            {
+                return;
+            }
+        }
+        LOG.log(Level.WARNING, "task " + task.name() + " declined checkpoint " + checkpointId + " of job '" +
+            job.jobName() + "'", cause);
+        failed(List.of(p), CheckpointException.Reason.DECLINED, "declined by task " + task.name() + ": " + cause,
+            true);
+    }
+
+    /** A task reached the end of its input; {@code position} is a source's end position, else -1. The flusher. */
+    @Override
+    public void taskFinished(final CheckpointParticipant task, final long position)
+    {
+        final List<Runnable> commits = new ArrayList<>();
+        synchronized (lock)
+        {
+            finished[task.index()] = true;
+            finishedPositions[task.index()] = position;
+            for (final PendingCheckpoint p : new ArrayList<>(pending.values()))
+            {
+                final Runnable commit = commitIfCompleteLocked(p);
+                if (commit != null)
+                {
+                    commits.add(commit);
+                }
+            }
+        }
+        commits.forEach(committer::run);
+    }
+
+    /** @return the commit of {@code p} when every task acknowledged or finished, to run outside the lock; or null. */
+    private Runnable commitIfCompleteLocked(final PendingCheckpoint p)
+    {
+        if (p.committing || !p.isComplete(finished))
+        {
+            return null;
+        }
+        p.committing = true;
+        final CheckpointMetadata metadata = p.metadata(tasks, finishedPositions);
+        return () -> commit(p, metadata);
+    }
+
+    private void commit(final PendingCheckpoint p, final CheckpointMetadata metadata)
+    {
+        // in-memory commits run on the acknowledging threads: one at a time, so a newer one is never overtaken; what
+        // follows a commit (notifications, the caller's future) runs after the commit lock is released
+        final Runnable after;
+        synchronized (commitLock)
+        {
+            after = commitSerialized(p, metadata);
+        }
+        after.run();
+    }
+
+    /** @return what to do once the commit lock is released. */
+    private Runnable commitSerialized(final PendingCheckpoint p, final CheckpointMetadata metadata)
+    {
+        synchronized (lock)
+        {
+            if (stopped || !pending.containsKey(p.id))
+            {
+                // the job stopped, or the checkpoint was aborted or subsumed, while this commit waited its turn
+                return () -> { };
+            }
+        }
+        final Set<Long> pinned = new HashSet<>();
+        synchronized (lock)
+        {
+            // the current base, which checkpoints registered during this commit will still build on, and the base
+            // of every pending checkpoint: their keyed chains refer to those checkpoints' shared files
+            if (latestBase != null)
+            {
+                pinned.add(latestBase.checkpointId());
+            }
+            for (final PendingCheckpoint other : pending.values())
+            {
+                if (other.incrementalBase != null)
+                {
+                    pinned.add(other.incrementalBase.checkpointId());
+                }
+            }
+        }
+        try
+        {
+            committer.store(metadata, pinned);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            LOG.log(Level.WARNING, "checkpoint " + p.id + " of job '" + job.jobName() +
+                "' could not be committed", ex);
+            synchronized (lock)
+            {
+                // the commit itself failed: the checkpoint is no longer committing, it failed
+                p.committing = false;
+            }
+            return () -> failed(List.of(p), CheckpointException.Reason.NOT_STORED, "could not be stored: " + ex, true);
+        }
+        final List<PendingCheckpoint> subsumed = new ArrayList<>();
+        final CompletedCheckpoint done = p.completed(metadata, tasks);
+        final boolean notify;
+        synchronized (lock)
+        {
+            // once stored, the checkpoint is complete even if the job stopped meanwhile (retention may already have
+            // deleted its predecessor): a restart must know of it
+            notify = pending.remove(p.id) != null && !stopped;
+            for (final Iterator<PendingCheckpoint> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
+            {
+                final PendingCheckpoint older = it.next();
+                if (older.savepoint)
+                {
+                    // a savepoint is never subsumed: it completes on its own, or expires
+                    continue;
+                }
+                it.remove();
+                subsumed.add(older);
+                discardLocked(older.id);
+            }
+            completed.addLast(done);
+            if (!p.savepoint)
+            {
+                latestBase = metadata;
+            }
+            while (completed.size() > retained)
+            {
+                completed.removeFirst();
+            }
+            lastCompletionNanos = System.nanoTime();
+            consecutiveFailures = 0;
+        }
+        return () ->
+        {
+            for (final PendingCheckpoint older : subsumed)
+            {
+                if (notify)
+                {
+                    job.notifyCheckpointAborted(older.id);
+                }
+                older.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.SUBSUMED,
+                    "checkpoint " + older.id + " subsumed by " + p.id));
+            }
+            if (notify)
+            {
+                job.notifyCheckpointComplete(done.checkpointId());
+            }
+            p.future.complete(done);
+            startWaiting();
+        };
+    }
+
+    /**
+     * Aborts checkpoints that will not complete; a commit already running wins over an expiry or decline. More
+     * consecutive failures than tolerated fail the job. Then waiting triggers may start.
+     *
+     * @param reason          why, for the futures.
+     * @param why             why, in words.
+     * @param countsAsFailure false for a checkpoint a task dropped because a newer one overtook it (subsumed).
+     */
+    private void failed(final List<PendingCheckpoint> candidates, final CheckpointException.Reason reason,
+        final String why, final boolean countsAsFailure)
+    {
+        final boolean tooMany;
+        boolean counted = false;
+        final List<PendingCheckpoint> failedCheckpoints = new ArrayList<>();
+        synchronized (lock)
+        {
+            for (final PendingCheckpoint p : candidates)
+            {
+                if (!p.committing && pending.remove(p.id) != null)
+                {
+                    failedCheckpoints.add(p);
+                    discardLocked(p.id);
+                    // a savepoint the user asked for never uses up the tolerance of periodic checkpoints
+                    if (countsAsFailure && !p.savepoint)
+                    {
+                        consecutiveFailures++;
+                        counted = true;
+                    }
+                }
+            }
+            tooMany = counted && consecutiveFailures > tolerableFailures;
+        }
+        for (final PendingCheckpoint p : failedCheckpoints)
+        {
+            job.notifyCheckpointAborted(p.id);
+            p.future.completeExceptionally(new CheckpointException(reason, (p.savepoint ? "savepoint " :
+                "checkpoint ") + p.id + " " + why));
+        }
+        if (tooMany)
+        {
+            job.fail(new IllegalStateException("job '" + job.jobName() + "' exceeded its tolerable " +
+                "checkpoint failures (" + tolerableFailures + "): the last checkpoint " + why));
+        }
+        else if (!failedCheckpoints.isEmpty())
+        {
+            startWaiting();
+        }
+    }
+
+    /** The timer: expires overdue checkpoints, starts waiting triggers, then a periodic checkpoint if it may. */
+    private void tick()
+    {
+        expireOverdue();
+        final List<PendingCheckpoint> started;
+        synchronized (lock)
+        {
+            final long now = System.nanoTime();
+            started = startWaitingLocked(now);
+            if (!stopped && waitingSavepoints.isEmpty() && waitingCheckpoints.isEmpty() && mayStartLocked(false, now))
+            {
+                // a periodic trigger that may not start now is dropped, never queued
+                started.add(registerLocked(false, new CompletableFuture<>()));
+            }
+        }
+        requestBarriers(started);
+    }
+
+    /** Starts the waiting triggers the rules allow now. Any thread. */
+    private void startWaiting()
+    {
+        final List<PendingCheckpoint> started;
+        synchronized (lock)
+        {
+            started = startWaitingLocked(System.nanoTime());
+        }
+        requestBarriers(started);
+    }
+
+    /**
+     * Registers the waiting triggers that may start, savepoints first, each queue in order, stopping at the first
+     * that may not; a checkpoint held back only by the minimum pause gets a wake-up for when it has passed. Caller
+     * holds the lock.
+     *
+     * @return the checkpoints registered, ascending: their barriers are to be requested, outside the lock.
+     */
+    private List<PendingCheckpoint> startWaitingLocked(final long now)
+    {
+        final List<PendingCheckpoint> started = new ArrayList<>();
+        if (stopped || tasks == null)
+        {
+            return started;
+        }
+        while (true)
+        {
+            final ArrayDeque<TriggerRequest> queue = !waitingSavepoints.isEmpty() ? waitingSavepoints :
+                waitingCheckpoints;
+            final TriggerRequest next = queue.peekFirst();
+            if (next == null)
+            {
+                return started;
+            }
+            if (!mayStartLocked(next.savepoint, now))
+            {
+                scheduleWakeUpLocked(next, now);
+                return started;
+            }
+            queue.pollFirst();
+            final PendingCheckpoint p = registerLocked(next.savepoint, next.future);
+            next.started(p.id);
+            if (next.beforeRequest != null)
+            {
+                next.beforeRequest.accept(p.id);
+            }
+            started.add(p);
+        }
+    }
+
+    /** @return whether a checkpoint (or savepoint) may start now under the triggering rules. Caller holds the lock. */
+    private boolean mayStartLocked(final boolean savepoint, final long now)
+    {
+        if (savepointPendingLocked())
+        {
+            return false;
+        }
+        if (savepoint)
+        {
+            return true;
+        }
+        return pending.size() < maxConcurrent && minPauseLeftLocked(now) <= 0;
+    }
+
+    private long minPauseLeftLocked(final long now)
+    {
+        return lastCompletionNanos == Long.MIN_VALUE ? 0 : minPauseNanos - (now - lastCompletionNanos);
+    }
+
+    /** A checkpoint waiting only for the minimum pause starts when it has passed, not at the next tick. */
+    private void scheduleWakeUpLocked(final TriggerRequest next, final long now)
+    {
+        if (next.savepoint || wakeUpScheduled || timer == null || savepointPendingLocked() ||
+            pending.size() >= maxConcurrent)
+        {
+            return;
+        }
+        final long left = minPauseLeftLocked(now);
+        if (left > 0)
+        {
+            wakeUpScheduled = true;
+            timer.wakeUpIn(left, () ->
+            {
+                synchronized (lock)
+                {
+                    wakeUpScheduled = false;
+                }
+                startWaiting();
+            });
+        }
+    }
+
+    /** Asks the sources for the barriers of checkpoints just registered, in ascending order. Outside the lock. */
+    private void requestBarriers(final List<PendingCheckpoint> started)
+    {
+        for (final PendingCheckpoint p : started)
+        {
+            job.requestBarrier(p.id, p.savepoint ? BarrierKind.SAVEPOINT : BarrierKind.CHECKPOINT);
+        }
+    }
+
+    private void expireOverdue()
+    {
+        final List<PendingCheckpoint> expired = new ArrayList<>();
+        synchronized (lock)
+        {
+            final long now = System.nanoTime();
+            for (final PendingCheckpoint p : pending.values())
+            {
+                if (!p.committing && now - p.triggerNanos > config.timeout().toNanos())
+                {
+                    expired.add(p);
+                }
+            }
+        }
+        if (!expired.isEmpty())
+        {
+            failed(expired, CheckpointException.Reason.EXPIRED, "expired after " + config.timeout(), true);
+        }
+    }
+
+    /** A newer barrier would overtake a savepoint's at sources that have not injected it yet: wait for it. */
+    private boolean savepointPendingLocked()
+    {
+        for (final PendingCheckpoint p : pending.values())
+        {
+            if (p.savepoint)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private PendingCheckpoint registerLocked(final boolean savepoint,
+        final CompletableFuture<CompletedCheckpoint> future)
+    {
+        final PendingCheckpoint p = new PendingCheckpoint(nextCheckpointId++, tasks.size(), savepoint, future);
+        if (!savepoint && config != null && config.incremental())
+        {
+            p.incrementalBase = latestBase;
+        }
+        pending.put(p.id, p);
+        return p;
+    }
+
+    /**
+     * How tasks snapshot their keyed state for a checkpoint. Task threads, at the barrier; the plan was fixed when
+     * the checkpoint was registered, before its barrier was requested.
+     *
+     * @param checkpointId the checkpoint.
+     * @return null for full, self-contained snapshots in the checkpoint's own folder (savepoints, and every
+     *     checkpoint without incremental snapshots, or one no longer pending); else the plan for shared chains.
+     */
+    @Override
+    public KeyedSnapshotPlan keyedSnapshotPlan(final long checkpointId)
+    {
+        synchronized (lock)
+        {
+            final PendingCheckpoint p = pending.get(checkpointId);
+            if (p == null || p.savepoint || config == null || !config.incremental())
+            {
+                return null;
+            }
+            return new KeyedSnapshotPlan(p.incrementalBase, config.fullSnapshotEvery());
+        }
+    }
+}

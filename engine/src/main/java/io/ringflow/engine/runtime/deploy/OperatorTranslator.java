@@ -1,0 +1,79 @@
+package io.ringflow.engine.runtime.deploy;
+
+import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.graph.Descriptions;
+import io.ringflow.engine.graph.OperatorDescription;
+import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.runtime.operators.CoProcessOperator;
+import io.ringflow.engine.runtime.operators.FilterOperator;
+import io.ringflow.engine.runtime.operators.FlatMapOperator;
+import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
+import io.ringflow.engine.runtime.operators.MapOperator;
+import io.ringflow.engine.runtime.operators.SinkOperator;
+import io.ringflow.engine.runtime.operators.SourceOperator;
+import io.ringflow.engine.runtime.task.StreamOperator;
+
+/**
+ * Turns an operator description into the runtime operator of one subtask: the only place that knows both. A
+ * description it does not know fails the submission, naming the operator.
+ *
+ * <p>Called on the submitting thread, once per subtask of every operator, when an attempt is deployed.
+ */
+final class OperatorTranslator
+{
+    private OperatorTranslator()
+    {
+    }
+
+    /**
+     * @param node    the operator.
+     * @param subtask the subtask the operator will run in.
+     * @return a new runtime operator.
+     * @throws InvalidJobException when the description is of a kind this runtime does not run, or a user factory
+     *                             fails.
+     */
+    static StreamOperator create(final StreamNode node, final int subtask)
+    {
+        final OperatorDescription description = node.description();
+        try
+        {
+            if (description instanceof Descriptions.SourceOp source)
+            {
+                return new SourceOperator(source.source());
+            }
+            if (description instanceof Descriptions.MapOp map)
+            {
+                return new MapOperator(map.function().instance());
+            }
+            if (description instanceof Descriptions.FilterOp filter)
+            {
+                return new FilterOperator(filter.function().instance());
+            }
+            if (description instanceof Descriptions.FlatMapOp flatMap)
+            {
+                return new FlatMapOperator(flatMap.function().instance());
+            }
+            if (description instanceof Descriptions.KeyedProcessOp process)
+            {
+                return new KeyedProcessOperator(process.function().instance(), process.keySelector());
+            }
+            if (description instanceof Descriptions.CoProcessOp process)
+            {
+                return new CoProcessOperator(process.function().instance(), process.keySelector1(),
+                    process.keySelector2());
+            }
+            if (description instanceof Descriptions.SinkOp sink)
+            {
+                return new SinkOperator(sink.sink());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new InvalidJobException("could not create " + node.describe() + " for subtask " + subtask +
+                ": its function factory threw " + ex, ex);
+        }
+        throw new InvalidJobException(node.describe() + " is a " + description.getClass().getName() +
+            ", which this runtime does not run (it runs sources, map, filter, flatMap, keyed and two-input process " +
+            "functions and sinks)");
+    }
+}

@@ -1,0 +1,216 @@
+package io.ringflow.engine.runtime.recovery;
+
+import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.runtime.operators.SourceOperator;
+import io.ringflow.engine.runtime.task.ChannelStateRecorder;
+import io.ringflow.engine.runtime.task.InputTask;
+import io.ringflow.engine.runtime.task.OperatorStateStore;
+import io.ringflow.engine.runtime.task.StreamOperator;
+import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.OperatorState;
+import io.ringflow.state.checkpoint.StateHandle;
+import io.ringflow.state.checkpoint.SubtaskState;
+import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.snapshot.KeyedSnapshotChain;
+import io.ringflow.state.snapshot.KeyedSnapshotReader;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Hands each operator subtask of a new attempt its part of a checkpoint: a source its position, a keyed operator the
+ * keyed snapshots whose key groups it now owns (any parallelism, same number of key groups), a checkpointed function
+ * its operator state (its own list at the same parallelism, dealt round-robin otherwise). Every state file is checked
+ * against its length and CRC32C as it is read. Runs on the submitting thread, before any task starts.
+ */
+public final class StateRestorer
+{
+    private final RestoreSpec spec;
+    private final CheckpointMetadata checkpoint;
+    private final JobConfig config;
+
+    public StateRestorer(final RestoreSpec spec, final JobConfig config)
+    {
+        this.spec = spec;
+        this.checkpoint = spec.checkpoint();
+        this.config = config;
+    }
+
+    /**
+     * Refuses to start when the checkpoint holds state of uids the job does not have, unless allowed.
+     *
+     * @param nodes the job's operators.
+     */
+    public void checkAllStateIsClaimed(final List<StreamNode> nodes)
+    {
+        final TreeSet<String> unclaimed = new TreeSet<>(checkpoint.operators().keySet());
+        unclaimed.addAll(checkpoint.sourcePositions().keySet());
+        for (final StreamNode node : nodes)
+        {
+            unclaimed.remove(node.uid());
+        }
+        if (!unclaimed.isEmpty() && !spec.allowNonRestoredState())
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds state of operators " +
+                "this job does not have (uids " + unclaimed + "). Give the operators their old uids with .uid(...), " +
+                "or allow dropping that state (allowNonRestoredState / --allow-non-restored-state)");
+        }
+    }
+
+    /**
+     * Restores one operator subtask.
+     *
+     * @param node          the operator.
+     * @param subtask       the subtask.
+     * @param keyedStore    its keyed store, or null when it is not keyed.
+     * @param operatorStore its operator state.
+     * @param operator      the operator.
+     */
+    public void restore(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
+        final OperatorStateStore operatorStore, final StreamOperator operator, final boolean chainHead)
+    {
+        final OperatorState withChannels = checkpoint.operators().get(node.uid());
+        if (!chainHead && withChannels != null && withChannels.subtasks().stream().anyMatch(s -> s.channels() != null))
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds in-flight records " +
+                "of " + node.describe() + ", which is now chained behind another operator and has no input " +
+                "channels to replay them into: keep the chaining as it was (disableChaining) or restore from an " +
+                "aligned checkpoint");
+        }
+        final List<Long> positions = checkpoint.sourcePositions().get(node.uid());
+        if (positions != null && operator instanceof SourceOperator)
+        {
+            if (positions.size() != node.parallelism())
+            {
+                throw new InvalidJobException(node.describe() + " has parallelism " + node.parallelism() + " but " +
+                    "checkpoint " + checkpoint.checkpointId() + " recorded " + positions.size() + " source " +
+                    "positions for it: a source cannot change its parallelism on restore");
+            }
+            ((SourceOperator)operator).restorePosition(positions.get(subtask));
+        }
+        final OperatorState state = checkpoint.operators().get(node.uid());
+        if (state == null)
+        {
+            return;
+        }
+        restoreKeyed(node, subtask, keyedStore, state);
+        restoreOperatorState(node, subtask, operatorStore, state);
+    }
+
+    /**
+     * Gives the head of an input task the in-flight records its subtask stored (unaligned checkpoints); they are
+     * replayed before any new input. Needs the same parallelism as when they were stored.
+     *
+     * @param head    the chain's head operator.
+     * @param subtask the subtask.
+     * @param task    its task.
+     */
+    public void restoreChannelState(final StreamNode head, final int subtask, final InputTask task)
+    {
+        final OperatorState state = checkpoint.operators().get(head.uid());
+        if (state == null || state.subtasks().stream().allMatch(s -> s.channels() == null))
+        {
+            return;
+        }
+        if (state.parallelism() != head.parallelism())
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " is unaligned and holds " +
+                "in-flight records of " + head.describe() + " at parallelism " + state.parallelism() + ", which " +
+                "cannot be restored at parallelism " + head.parallelism() + ": restore it at the same parallelism, " +
+                "or take an aligned checkpoint or savepoint to rescale");
+        }
+        final StateHandle handle = state.subtasks().get(subtask).channels();
+        if (handle != null)
+        {
+            final byte[] bytes = read(handle);
+            try
+            {
+                ChannelStateRecorder.checkLayout(bytes, handle.name(), task.inputIndexes());
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw new InvalidJobException("cannot restore checkpoint " + checkpoint.checkpointId() + " into " +
+                    head.describe() + " subtask " + subtask + ": " + ex.getMessage(), ex);
+            }
+            task.restoreChannelState(bytes, handle.name());
+        }
+    }
+
+    private void restoreKeyed(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
+        final OperatorState state)
+    {
+        final boolean hasKeyed = state.subtasks().stream().anyMatch(s -> s.keyed() != null);
+        if (!hasKeyed)
+        {
+            return;
+        }
+        if (keyedStore == null)
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds keyed state of " +
+                node.describe() + ", whose input is no longer keyed");
+        }
+        if (state.maxParallelism() != config.maxParallelism())
+        {
+            throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " was taken with max " +
+                "parallelism " + state.maxParallelism() + " and keyed state cannot be restored with " +
+                config.maxParallelism() + ": set JobConfig maxParallelism back to " + state.maxParallelism());
+        }
+        final KeyGroupRange mine = KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
+        final List<KeyedSnapshotReader> readers = new ArrayList<>();
+        for (int old = 0; old < state.parallelism(); old++)
+        {
+            final List<StateHandle> chain = state.subtasks().get(old).keyedChain();
+            final KeyGroupRange theirs = KeyGroups.rangeOf(old, state.maxParallelism(), state.parallelism());
+            if (!chain.isEmpty() && theirs.start() <= mine.end() && mine.start() <= theirs.end())
+            {
+                // a full snapshot, or the full snapshot and deltas of an incremental chain, merged into one: only
+                // the key groups this subtask owns
+                final List<KeyedSnapshotReader> files = new ArrayList<>(chain.size());
+                for (final StateHandle handle : chain)
+                {
+                    files.add(KeyedSnapshotReader.open(read(handle), handle.name()));
+                }
+                readers.add(KeyedSnapshotChain.merge(files, mine));
+            }
+        }
+        keyedStore.restore(readers);
+    }
+
+    private void restoreOperatorState(final StreamNode node, final int subtask, final OperatorStateStore store,
+        final OperatorState state)
+    {
+        final List<Map.Entry<String, byte[]>> snapshots = new ArrayList<>();
+        final boolean same = state.parallelism() == node.parallelism();
+        for (int old = 0; old < state.parallelism(); old++)
+        {
+            final StateHandle handle = state.subtasks().get(old).operator();
+            if (handle != null && (!same || old == subtask))
+            {
+                snapshots.add(new AbstractMap.SimpleImmutableEntry<>(handle.name(), read(handle)));
+            }
+        }
+        store.restore(snapshots, subtask, same ? -1 : node.parallelism());
+    }
+
+    private byte[] read(final StateHandle handle)
+    {
+        try
+        {
+            return spec.storage().readState(checkpoint.checkpointId(), handle);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read state file " + handle.name() + " of checkpoint " +
+                checkpoint.checkpointId() + " from " + spec.storage().describe(), ex);
+        }
+    }
+}

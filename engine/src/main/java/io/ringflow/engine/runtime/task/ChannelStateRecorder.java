@@ -1,0 +1,212 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * The channel state of one unaligned checkpoint at one task: per input channel, the encoded records that were in
+ * flight across the checkpoint's cut (Chandy-Lamport's recorded channel messages), in channel order. Records are kept
+ * exactly as they sat in the ring slots, so recording one is a copy of its bytes and restoring it is a decode.
+ *
+ * <pre>
+ *   magic "RFCS" (int) | version (int) | channel count (int)
+ *   per channel: input index (int: 0, or 1 for a two-input operator's second input) | record count (int)
+ *                per record: length (int) | bytes
+ * </pre>
+ *
+ * All integers big-endian. Thread contract: the task thread.
+ */
+public final class ChannelStateRecorder
+{
+    static final int MAGIC = 0x52464353;
+    /** 2: each channel starts with the operator input it feeds (1 had none). */
+    static final int VERSION = 2;
+
+    final long checkpointId;
+    private final int[] inputIndexes;
+    private final ExpandableArrayBuffer[] buffers;
+    private final int[] lengths;
+    private final int[] counts;
+    private long records;
+
+    ChannelStateRecorder(final long checkpointId, final int[] inputIndexes)
+    {
+        this.checkpointId = checkpointId;
+        this.inputIndexes = inputIndexes;
+        final int channels = inputIndexes.length;
+        this.buffers = new ExpandableArrayBuffer[channels];
+        this.lengths = new int[channels];
+        this.counts = new int[channels];
+    }
+
+    /**
+     * Appends one in-flight record of a channel.
+     *
+     * @param channel the input channel.
+     * @param payload the slot's payload.
+     * @param length  the record's encoded length.
+     */
+    void append(final int channel, final DirectBuffer payload, final int length)
+    {
+        ExpandableArrayBuffer buffer = buffers[channel];
+        if (buffer == null)
+        {
+            buffer = buffers[channel] = new ExpandableArrayBuffer(Math.max(256, length * 64));
+        }
+        final int at = lengths[channel];
+        buffer.putInt(at, length, ByteOrder.BIG_ENDIAN);
+        buffer.putBytes(at + 4, payload, 0, length);
+        lengths[channel] = at + 4 + length;
+        counts[channel]++;
+        records++;
+    }
+
+    /** @return how many records were recorded. */
+    long records()
+    {
+        return records;
+    }
+
+    /** @return the encoded channel state. */
+    byte[] finish()
+    {
+        int total = 12;
+        for (int c = 0; c < buffers.length; c++)
+        {
+            total += 8 + lengths[c];
+        }
+        final UnsafeBuffer out = new UnsafeBuffer(new byte[total]);
+        out.putInt(0, MAGIC, ByteOrder.BIG_ENDIAN);
+        out.putInt(4, VERSION, ByteOrder.BIG_ENDIAN);
+        out.putInt(8, buffers.length, ByteOrder.BIG_ENDIAN);
+        int at = 12;
+        for (int c = 0; c < buffers.length; c++)
+        {
+            out.putInt(at, inputIndexes[c], ByteOrder.BIG_ENDIAN);
+            out.putInt(at + 4, counts[c], ByteOrder.BIG_ENDIAN);
+            at += 8;
+            if (lengths[c] > 0)
+            {
+                out.putBytes(at, buffers[c], 0, lengths[c]);
+                at += lengths[c];
+            }
+        }
+        return out.byteArray();
+    }
+
+    /** Receives restored records. */
+    @FunctionalInterface
+    interface RecordVisitor
+    {
+        /**
+         * @param channel the input channel the record was in flight on.
+         * @param bytes   the buffer holding it.
+         * @param offset  where it starts.
+         * @param length  its encoded length.
+         */
+        void record(int channel, UnsafeBuffer bytes, int offset, int length);
+    }
+
+    /**
+     * Visits every record of an encoded channel state, channel by channel, in the order they were recorded.
+     *
+     * @param data     the encoded state, already checked against its handle.
+     * @param file     its name, for errors.
+     * @param channels how many input channels the restoring task has: must match.
+     * @param visitor  receives the records.
+     */
+    static void replay(final byte[] data, final String file, final int[] inputIndexes, final RecordVisitor visitor)
+    {
+        walk(data, file, inputIndexes, visitor);
+    }
+
+    /**
+     * Checks, before a task is started, that a channel state fits the task restoring it: same number of input
+     * channels, each feeding the same input of the operator.
+     *
+     * @param data         the encoded state, already checked against its handle.
+     * @param file         its name, for errors.
+     * @param inputIndexes per input channel of the restoring task, the operator input it feeds.
+     * @throws CorruptCheckpointException when the file is not a channel state.
+     * @throws IllegalStateException      when it was taken with another channel layout.
+     */
+    public static void checkLayout(final byte[] data, final String file, final int[] inputIndexes)
+    {
+        walk(data, file, inputIndexes, null);
+    }
+
+    /** Checks header, layout and every length; hands the records to {@code visitor} unless it is null. */
+    private static void walk(final byte[] data, final String file, final int[] inputIndexes,
+        final RecordVisitor visitor)
+    {
+        final UnsafeBuffer in = new UnsafeBuffer(data);
+        if (data.length < 12 || in.getInt(0, ByteOrder.BIG_ENDIAN) != MAGIC)
+        {
+            throw new CorruptCheckpointException(file, "not a Ringflow channel state file");
+        }
+        final int version = in.getInt(4, ByteOrder.BIG_ENDIAN);
+        if (version != VERSION)
+        {
+            throw new CorruptCheckpointException(file, "channel state format version " + version +
+                ", this build reads " + VERSION);
+        }
+        final int stored = in.getInt(8, ByteOrder.BIG_ENDIAN);
+        if (stored != inputIndexes.length)
+        {
+            throw new IllegalStateException("channel state " + file + " holds " + stored + " input channels, the " +
+                "task now has " + inputIndexes.length + ": in-flight records of an unaligned checkpoint can only be " +
+                "restored with the same parallelism upstream and here");
+        }
+        int at = 12;
+        for (int c = 0; c < stored; c++)
+        {
+            final int input = readInt(in, at, file);
+            if (input != inputIndexes[c])
+            {
+                throw new IllegalStateException("channel state " + file + " has channel " + c + " feeding input " +
+                    input + ", the task now feeds input " + inputIndexes[c] + " from it: the job's inputs changed " +
+                    "since the unaligned checkpoint");
+            }
+            final int count = readInt(in, at + 4, file);
+            at += 8;
+            for (int r = 0; r < count; r++)
+            {
+                final int length = readInt(in, at, file);
+                if (length < 0 || at + 4L + length > data.length)
+                {
+                    throw new CorruptCheckpointException(file, "record length " + length + " at offset " + at);
+                }
+                if (visitor != null)
+                {
+                    visitor.record(c, in, at + 4, length);
+                }
+                at += 4 + length;
+            }
+        }
+        if (at != data.length)
+        {
+            throw new CorruptCheckpointException(file, (data.length - at) + " unexpected bytes at the end");
+        }
+    }
+
+    private static int readInt(final UnsafeBuffer in, final int at, final String file)
+    {
+        if (at + 4 > in.capacity())
+        {
+            throw new CorruptCheckpointException(file, "ends early at offset " + at);
+        }
+        return in.getInt(at, ByteOrder.BIG_ENDIAN);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ChannelStateRecorder{checkpoint " + checkpointId + ", " + records + " records, per channel " +
+            Arrays.toString(counts) + '}';
+    }
+}

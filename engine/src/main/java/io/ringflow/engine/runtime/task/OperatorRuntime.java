@@ -1,0 +1,145 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.engine.api.functions.RuntimeContext;
+import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.keyed.AggregatingState;
+import io.ringflow.state.keyed.AggregatingStateDescriptor;
+import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.MapState;
+import io.ringflow.state.keyed.MapStateDescriptor;
+import io.ringflow.state.keyed.ReducingState;
+import io.ringflow.state.keyed.ReducingStateDescriptor;
+import io.ringflow.state.keyed.ValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+
+/**
+ * What one operator subtask knows about itself: names, subtask, parallelism, and its keyed state store (null when
+ * its input is not keyed). Confined to the task thread once the task has started.
+ */
+public final class OperatorRuntime implements RuntimeContext
+{
+    private final String jobName;
+    private final String operatorName;
+    private final String uid;
+    private final int subtaskIndex;
+    private final int parallelism;
+    private final int maxParallelism;
+    private final KeyedStateStore keyedState;
+    private final OperatorStateStore operatorState;
+
+    public OperatorRuntime(
+        final String jobName,
+        final String operatorName,
+        final String uid,
+        final int subtaskIndex,
+        final int parallelism,
+        final int maxParallelism,
+        final KeyedStateStore keyedState,
+        final OperatorStateStore operatorState)
+    {
+        this.operatorState = operatorState;
+        this.jobName = jobName;
+        this.operatorName = operatorName;
+        this.uid = uid;
+        this.subtaskIndex = subtaskIndex;
+        this.parallelism = parallelism;
+        this.maxParallelism = maxParallelism;
+        this.keyedState = keyedState;
+    }
+
+    @Override
+    public String jobName()
+    {
+        return jobName;
+    }
+
+    @Override
+    public String operatorName()
+    {
+        return operatorName;
+    }
+
+    /** @return the operator's stable uid. */
+    public String uid()
+    {
+        return uid;
+    }
+
+    @Override
+    public int subtaskIndex()
+    {
+        return subtaskIndex;
+    }
+
+    @Override
+    public int parallelism()
+    {
+        return parallelism;
+    }
+
+    /** @return the job's number of key groups. */
+    public int maxParallelism()
+    {
+        return maxParallelism;
+    }
+
+    /** @return the keyed state store, or null when the operator is not keyed. */
+    public KeyedStateStore keyedStateStore()
+    {
+        return keyedState;
+    }
+
+    /** @return the operator state its checkpointed function declares. */
+    OperatorStateStore operatorStateStore()
+    {
+        return operatorState;
+    }
+
+    @Override
+    public <T> ValueState<T> getState(final ValueStateDescriptor<T> descriptor)
+    {
+        return keyed(descriptor.name()).getValueState(descriptor);
+    }
+
+    @Override
+    public <UK, UV> MapState<UK, UV> getMapState(final MapStateDescriptor<UK, UV> descriptor)
+    {
+        return keyed(descriptor.name()).getMapState(descriptor);
+    }
+
+    @Override
+    public <T> ListState<T> getListState(final ListStateDescriptor<T> descriptor)
+    {
+        return keyed(descriptor.name()).getListState(descriptor);
+    }
+
+    @Override
+    public <T> ReducingState<T> getReducingState(final ReducingStateDescriptor<T> descriptor)
+    {
+        return keyed(descriptor.name()).getReducingState(descriptor);
+    }
+
+    @Override
+    public <IN, ACC, OUT> AggregatingState<IN, OUT> getAggregatingState(
+        final AggregatingStateDescriptor<IN, ACC, OUT> descriptor)
+    {
+        return keyed(descriptor.name()).getAggregatingState(descriptor);
+    }
+
+    private KeyedStateStore keyed(final String stateName)
+    {
+        if (keyedState == null)
+        {
+            throw new IllegalStateException("operator '" + operatorName + "' asked for keyed state '" + stateName +
+                "' but its input is not keyed: apply keyBy(...) before it");
+        }
+        return keyedState;
+    }
+
+    /** @return "operator 'name' (uid u, subtask i of p)". */
+    public String describe()
+    {
+        return "operator '" + operatorName + "' (uid " + uid + ", subtask " + subtaskIndex + " of " + parallelism + ")";
+    }
+}

@@ -1,0 +1,323 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.engine.api.functions.OperatorListState;
+import io.ringflow.engine.api.functions.StateInitializationContext;
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecRegistry;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The operator state of one operator subtask: named lists, declared by a
+ * {@link io.ringflow.engine.api.functions.CheckpointedFunction}, encoded on the task thread at each barrier.
+ *
+ * <pre>
+ *   magic "RFOS" (int) | version (int) | state count (int)
+ *   per state: name (string) | element type (string) | codec version (int) | element count (int)
+ *              per element: length (int) | bytes
+ *   string: length (int) | UTF-8 bytes
+ * </pre>
+ *
+ * Thread contract: confined to the task thread; restored before the task starts.
+ */
+public final class OperatorStateStore implements StateInitializationContext
+{
+    static final int MAGIC = 0x52464F53;
+    static final int VERSION = 1;
+
+    private final CodecRegistry codecs;
+    private final Map<String, ListStateImpl<?>> states = new LinkedHashMap<>();
+    /** Restored elements by state name, still encoded; decoded when the state is declared. */
+    private final Map<String, RestoredList> restored = new LinkedHashMap<>();
+    private boolean isRestored;
+
+    public OperatorStateStore(final CodecRegistry codecs)
+    {
+        this.codecs = codecs;
+    }
+
+    @Override
+    public boolean isRestored()
+    {
+        return isRestored;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> OperatorListState<T> getListState(final String name, final Class<T> type)
+    {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(type, "type");
+        final ListStateImpl<?> existing = states.get(name);
+        if (existing != null)
+        {
+            if (existing.type != type)
+            {
+                throw new IllegalStateException("operator state '" + name + "' is already declared with type " +
+                    existing.type.getName() + "; cannot declare it again with type " + type.getName());
+            }
+            return (OperatorListState<T>)existing;
+        }
+        final ListStateImpl<T> state = new ListStateImpl<>(type, codecs.codecFor(type));
+        final RestoredList entries = restored.remove(name);
+        if (entries != null)
+        {
+            entries.decodeInto(name, state);
+        }
+        states.put(name, state);
+        return state;
+    }
+
+    /** @return whether a snapshot would hold anything. */
+    boolean isEmpty()
+    {
+        return states.isEmpty() && restored.isEmpty();
+    }
+
+    /**
+     * Encodes every declared state (and restored states not declared again, unchanged). Task thread, at the barrier.
+     *
+     * @return the encoded snapshot.
+     */
+    byte[] snapshot()
+    {
+        try
+        {
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            final DataOutputStream out = new DataOutputStream(bytes);
+            out.writeInt(MAGIC);
+            out.writeInt(VERSION);
+            out.writeInt(states.size() + restored.size());
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(128);
+            for (final Map.Entry<String, ListStateImpl<?>> entry : states.entrySet())
+            {
+                entry.getValue().writeTo(entry.getKey(), out, buffer);
+            }
+            for (final Map.Entry<String, RestoredList> entry : restored.entrySet())
+            {
+                entry.getValue().writeTo(entry.getKey(), out);
+            }
+            out.flush();
+            return bytes.toByteArray();
+        }
+        catch (final IOException impossible)
+        {
+            throw new IllegalStateException("writing to memory failed", impossible);
+        }
+    }
+
+    /**
+     * Restores from the snapshots of former subtasks. Same parallelism: {@code snapshots} is this subtask's own.
+     * Otherwise all of them, and this subtask keeps every element whose index in the concatenation modulo
+     * {@code parallelism} is {@code subtask}.
+     *
+     * @param snapshots   encoded snapshots, each with its file name for errors.
+     * @param subtask     this subtask.
+     * @param parallelism the new parallelism, or -1 to keep every element.
+     */
+    public void restore(final List<Map.Entry<String, byte[]>> snapshots, final int subtask, final int parallelism)
+    {
+        isRestored = true;
+        final Map<String, Integer> dealt = new LinkedHashMap<>();
+        for (final Map.Entry<String, byte[]> snapshot : snapshots)
+        {
+            final ByteBuffer in = ByteBuffer.wrap(snapshot.getValue());
+            final String file = snapshot.getKey();
+            try
+            {
+                if (in.getInt() != MAGIC)
+                {
+                    throw new CorruptCheckpointException(file, "not a Ringflow operator state file");
+                }
+                final int version = in.getInt();
+                if (version != VERSION)
+                {
+                    throw new CorruptCheckpointException(file, "operator state format version " + version +
+                        ", this build reads " + VERSION);
+                }
+                final int count = count(in, file);
+                for (int s = 0; s < count; s++)
+                {
+                    final String name = string(in, file);
+                    final String type = string(in, file);
+                    final int codecVersion = in.getInt();
+                    final int elements = count(in, file);
+                    final RestoredList list = restored.computeIfAbsent(name, n -> new RestoredList(type, codecVersion));
+                    if (!list.type.equals(type) || list.codecVersion != codecVersion)
+                    {
+                        throw new CorruptCheckpointException(file, "operator state '" + name + "' has type " + type +
+                            " v" + codecVersion + " here and " + list.type + " v" + list.codecVersion + " elsewhere");
+                    }
+                    for (int e = 0; e < elements; e++)
+                    {
+                        final int length = count(in, file);
+                        final byte[] element = new byte[length];
+                        in.get(element);
+                        final int index = dealt.merge(name, 1, Integer::sum) - 1;
+                        if (parallelism < 0 || index % parallelism == subtask)
+                        {
+                            list.elements.add(element);
+                        }
+                    }
+                }
+            }
+            catch (final java.nio.BufferUnderflowException ex)
+            {
+                throw new CorruptCheckpointException(file, "operator state ends early");
+            }
+        }
+    }
+
+    private static int count(final ByteBuffer in, final String file)
+    {
+        final int count = in.getInt();
+        if (count < 0 || count > in.remaining() + 1)
+        {
+            throw new CorruptCheckpointException(file, "count or length " + count + " out of range");
+        }
+        return count;
+    }
+
+    private static String string(final ByteBuffer in, final String file)
+    {
+        final int length = count(in, file);
+        final byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static void writeString(final DataOutputStream out, final String value) throws IOException
+    {
+        final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static final class ListStateImpl<T> implements OperatorListState<T>
+    {
+        final Class<T> type;
+        final Codec<T> codec;
+        final List<T> elements = new ArrayList<>();
+
+        ListStateImpl(final Class<T> type, final Codec<T> codec)
+        {
+            this.type = type;
+            this.codec = codec;
+        }
+
+        @Override
+        public List<T> get()
+        {
+            return elements;
+        }
+
+        @Override
+        public void add(final T value)
+        {
+            elements.add(Objects.requireNonNull(value, "operator state elements must not be null"));
+        }
+
+        @Override
+        public void update(final List<T> values)
+        {
+            for (final T value : values)
+            {
+                Objects.requireNonNull(value, "operator state elements must not be null");
+            }
+            elements.clear();
+            elements.addAll(values);
+        }
+
+        @Override
+        public void clear()
+        {
+            elements.clear();
+        }
+
+        void writeTo(final String name, final DataOutputStream out, final ExpandableArrayBuffer buffer)
+            throws IOException
+        {
+            writeString(out, name);
+            writeString(out, type.getName());
+            out.writeInt(codec.version());
+            out.writeInt(elements.size());
+            for (final T element : elements)
+            {
+                int length;
+                while (true)
+                {
+                    try
+                    {
+                        length = codec.encode(element, buffer, 0);
+                        break;
+                    }
+                    catch (final IndexOutOfBoundsException tooSmall)
+                    {
+                        buffer.checkLimit(buffer.capacity() * 2);
+                    }
+                }
+                out.writeInt(length);
+                out.write(buffer.byteArray(), 0, length);
+            }
+        }
+    }
+
+    private static final class RestoredList
+    {
+        final String type;
+        final int codecVersion;
+        final List<byte[]> elements = new ArrayList<>();
+
+        RestoredList(final String type, final int codecVersion)
+        {
+            this.type = type;
+            this.codecVersion = codecVersion;
+        }
+
+        <T> void decodeInto(final String name, final ListStateImpl<T> state)
+        {
+            if (!type.equals(state.type.getName()))
+            {
+                throw new IllegalStateException("operator state '" + name + "' was saved with elements of type " +
+                    type + " and is now declared with type " + state.type.getName());
+            }
+            if (codecVersion != state.codec.version())
+            {
+                throw new IllegalStateException("operator state '" + name + "' was saved by codec version " +
+                    codecVersion + " of " + type + ", and the codec now registered is version " +
+                    state.codec.version());
+            }
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[0]);
+            for (final byte[] element : elements)
+            {
+                buffer.wrap(element);
+                state.elements.add(state.codec.decode(buffer, 0, element.length));
+            }
+        }
+
+        void writeTo(final String name, final DataOutputStream out) throws IOException
+        {
+            writeString(out, name);
+            writeString(out, type);
+            out.writeInt(codecVersion);
+            out.writeInt(elements.size());
+            for (final byte[] element : elements)
+            {
+                out.writeInt(element.length);
+                out.write(element);
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.engine.api.functions.CheckpointListener;
+import io.ringflow.engine.api.functions.CheckpointedFunction;
+
+/**
+ * The runtime form of a logical operator, one instance per subtask. All methods are called on the task thread, in
+ * this order: {@link #setup}, {@link #open}, any number of {@code processElement*} and {@link #onBarrier} calls,
+ * {@link #endInput} once all inputs have ended (not on failure or cancellation), then {@link #close} always.
+ */
+public abstract class StreamOperator
+{
+    /** Where results go; set by {@link #setup}. */
+    protected Output output;
+    /** Names, subtask, keyed state; set by {@link #setup}. */
+    protected OperatorRuntime runtime;
+
+    public final void setup(final OperatorRuntime runtime, final Output output)
+    {
+        this.runtime = runtime;
+        this.output = output;
+    }
+
+    /** @return the operator's identity, for errors and statistics. */
+    public final OperatorRuntime runtime()
+    {
+        return runtime;
+    }
+
+    /**
+     * Lets the user object declare (and get back) its operator state: called before {@link #open}. Operators whose
+     * user object only exists after {@link #open} (a source's reader, a sink's writer) override this with nothing and
+     * call {@link #initializeListenerState} once it exists.
+     *
+     * @throws Exception fails the task.
+     */
+    public void initializeState() throws Exception
+    {
+        initializeListenerState();
+    }
+
+    /**
+     * Calls the user object's {@link CheckpointedFunction#initializeState} if it has one.
+     *
+     * @throws Exception fails the task.
+     */
+    protected final void initializeListenerState() throws Exception
+    {
+        if (listener() instanceof CheckpointedFunction)
+        {
+            ((CheckpointedFunction)listener()).initializeState(runtime.operatorStateStore());
+        }
+    }
+
+    /**
+     * Prepares the operator: open user functions, create readers or writers.
+     *
+     * @throws Exception fails the task.
+     */
+    public void open() throws Exception
+    {
+    }
+
+    /**
+     * A record of the (first) input.
+     *
+     * @param record the record.
+     * @throws Exception fails the task.
+     */
+    public void processElement(final Object record) throws Exception
+    {
+        throw new IllegalStateException(getClass().getSimpleName() + " has no input");
+    }
+
+    /**
+     * A record of the second input of a two-input operator.
+     *
+     * @param record the record.
+     * @throws Exception fails the task.
+     */
+    public void processElement2(final Object record) throws Exception
+    {
+        throw new IllegalStateException(getClass().getSimpleName() + " has no second input");
+    }
+
+    /**
+     * A barrier passes the operator: every record before it has been processed, none after. Checkpointing hooks in
+     * here.
+     *
+     * @param checkpointId the barrier's checkpoint id.
+     * @throws Exception fails the task.
+     */
+    public void onBarrier(final long checkpointId) throws Exception
+    {
+        snapshotListener(checkpointId);
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} completed: every task acknowledged it.
+     *
+     * @param checkpointId the checkpoint.
+     * @throws Exception fails the task.
+     */
+    public void notifyCheckpointComplete(final long checkpointId) throws Exception
+    {
+        if (listener() instanceof CheckpointListener)
+        {
+            ((CheckpointListener)listener()).notifyCheckpointComplete(checkpointId);
+        }
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} will not complete.
+     *
+     * @param checkpointId the checkpoint.
+     * @throws Exception fails the task.
+     */
+    public void notifyCheckpointAborted(final long checkpointId) throws Exception
+    {
+        if (listener() instanceof CheckpointListener)
+        {
+            ((CheckpointListener)listener()).notifyCheckpointAborted(checkpointId);
+        }
+    }
+
+    /**
+     * @return the user object that may listen to checkpoints and snapshot itself (a function, a reader, a writer),
+     *     or null.
+     */
+    protected Object listener()
+    {
+        return null;
+    }
+
+    /**
+     * Calls the user object's {@link CheckpointedFunction#snapshotState} if it has one: the default
+     * {@link #onBarrier}.
+     *
+     * @param checkpointId the checkpoint.
+     * @throws Exception declines the checkpoint and fails the task.
+     */
+    protected final void snapshotListener(final long checkpointId) throws Exception
+    {
+        if (listener() instanceof CheckpointedFunction)
+        {
+            ((CheckpointedFunction)listener()).snapshotState(checkpointId);
+        }
+    }
+
+    /**
+     * Every input has ended; emit whatever is buffered.
+     *
+     * @throws Exception fails the task.
+     */
+    public void endInput() throws Exception
+    {
+    }
+
+    /**
+     * Releases resources; called once, whether the task finished or failed.
+     *
+     * @throws Exception reported unless an earlier failure is already being reported.
+     */
+    public void close() throws Exception
+    {
+    }
+}

@@ -1,0 +1,219 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.engine.checkpoint.TaskAcknowledgement;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.StateHandle;
+import io.ringflow.state.checkpoint.StateOutput;
+import io.ringflow.state.checkpoint.SubtaskState;
+import io.ringflow.state.snapshot.KeyedStateSnapshot;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a task's chain captured at one barrier, waiting to be written: per operator, the asynchronous part of its keyed
+ * snapshot and its encoded operator state; for the head, the in-flight records of its input channels.
+ *
+ * <p>Thread contract: built on the task thread; {@link #write} runs once on the flusher, and {@link #release} on
+ * whichever thread last holds it.
+ */
+public final class TaskSnapshot
+{
+    final long checkpointId;
+    private final OperatorRuntime[] operators;
+    private final KeyedStateSnapshot[] keyed;
+    /**
+     * Per operator with keyed state: null to write it in the checkpoint's folder (a full, self-contained snapshot);
+     * else it goes to the shared area, and this is the chain it extends (empty for a full snapshot that starts one).
+     */
+    private final List<StateHandle>[] keyedChains;
+    private final byte[][] operatorState;
+    private byte[] channelState;
+    private long inFlightRecords;
+    private long keyedEntries;
+
+    TaskSnapshot(final long checkpointId, final int chainLength, final OperatorRuntime[] operators)
+    {
+        this.checkpointId = checkpointId;
+        this.operators = operators;
+        this.keyed = new KeyedStateSnapshot[chainLength];
+        @SuppressWarnings("unchecked")
+        final List<StateHandle>[] chains = new List[chainLength];
+        this.keyedChains = chains;
+        this.operatorState = new byte[chainLength][];
+    }
+
+    /**
+     * @param operator index in the chain.
+     * @param snapshot the asynchronous part of its keyed snapshot.
+     * @param entries  how many entries it holds.
+     * @param chain    null to write it in the checkpoint's folder; else it is written to the shared area, and this
+     *                 is the chain it extends (a delta) or empty (a full snapshot starting a chain).
+     */
+    void keyed(final int operator, final KeyedStateSnapshot snapshot, final long entries,
+        final List<StateHandle> chain)
+    {
+        keyed[operator] = snapshot;
+        keyedChains[operator] = chain;
+        keyedEntries += entries;
+    }
+
+    /**
+     * @return whether writing it is cheap enough for the task thread when the storage is in memory: a few thousand
+     *     entries, a few hundred kilobytes.
+     */
+    boolean isSmall()
+    {
+        long bytes = channelState == null ? 0 : channelState.length;
+        for (final byte[] state : operatorState)
+        {
+            bytes += state == null ? 0 : state.length;
+        }
+        return keyedEntries <= 4_096 && bytes <= 256 * 1024;
+    }
+
+    void operatorState(final int operator, final byte[] bytes)
+    {
+        operatorState[operator] = bytes;
+    }
+
+    /**
+     * @param bytes   the head's channel state, encoded.
+     * @param records how many records it holds.
+     */
+    void channelState(final byte[] bytes, final long records)
+    {
+        channelState = bytes;
+        inFlightRecords = records;
+    }
+
+    long inFlightBytes()
+    {
+        return channelState == null ? 0 : channelState.length;
+    }
+
+    long inFlightRecords()
+    {
+        return inFlightRecords;
+    }
+
+    /** @return whether nothing needs writing. */
+    boolean isEmpty()
+    {
+        if (channelState != null)
+        {
+            return false;
+        }
+        for (int i = 0; i < keyed.length; i++)
+        {
+            if (keyed[i] != null || operatorState[i] != null)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Writes every part to the checkpoint's storage, durably. Flusher thread.
+     *
+     * @param storage where.
+     * @param bytes   receives the total bytes written, at index 0.
+     * @return the state of every operator that had any.
+     * @throws IOException when a file cannot be written; the checkpoint is then declined.
+     */
+    List<TaskAcknowledgement.OperatorStateAck> write(final CheckpointStorage storage, final long[] bytes)
+        throws IOException
+    {
+        final List<TaskAcknowledgement.OperatorStateAck> states = new ArrayList<>();
+        for (int i = 0; i < operators.length; i++)
+        {
+            final OperatorRuntime operator = operators[i];
+            StateHandle keyedHandle = null;
+            List<StateHandle> increments = List.of();
+            if (keyed[i] != null)
+            {
+                final List<StateHandle> chain = keyedChains[i];
+                try (StateOutput out = chain == null ?
+                    storage.createStateOutput(checkpointId, fileName(operator, "keyed")) :
+                    storage.createSharedStateOutput(checkpointId, sharedFileName(operator, keyed[i])))
+                {
+                    keyed[i].writeTo(out);
+                    keyedHandle = out.closeAndGetHandle();
+                }
+                if (chain != null && !chain.isEmpty())
+                {
+                    // a delta: the chain's full snapshot stays the base, the delta joins its increments
+                    final List<StateHandle> extended = new ArrayList<>(chain.subList(1, chain.size()));
+                    extended.add(keyedHandle);
+                    increments = extended;
+                    keyedHandle = chain.get(0);
+                }
+            }
+            final StateHandle operatorHandle = operatorState[i] == null ? null :
+                writeBytes(storage, fileName(operator, "operator"), operatorState[i]);
+            final StateHandle channelHandle = i == 0 && channelState != null ?
+                writeBytes(storage, fileName(operator, "channels"), channelState) : null;
+            final SubtaskState state = new SubtaskState(keyedHandle, increments, operatorHandle, channelHandle);
+            if (!state.isEmpty())
+            {
+                bytes[0] += (keyedHandle == null ? 0 : increments.isEmpty() ? keyedHandle.length() :
+                    increments.get(increments.size() - 1).length()) +
+                    (operatorHandle == null ? 0 : operatorHandle.length()) +
+                    (channelHandle == null ? 0 : channelHandle.length());
+                states.add(new TaskAcknowledgement.OperatorStateAck(operator.uid(), operator.subtaskIndex(),
+                    operator.parallelism(), operator.maxParallelism(), state));
+            }
+        }
+        return states;
+    }
+
+    /** Frees the keyed snapshots' copies or pinned versions. Idempotent. */
+    void release()
+    {
+        for (int i = 0; i < keyed.length; i++)
+        {
+            if (keyed[i] != null)
+            {
+                keyed[i].release();
+                keyed[i] = null;
+            }
+        }
+    }
+
+    private StateHandle writeBytes(final CheckpointStorage storage, final String name, final byte[] data)
+        throws IOException
+    {
+        try (StateOutput out = storage.createStateOutput(checkpointId, name))
+        {
+            out.write(data);
+            return out.closeAndGetHandle();
+        }
+    }
+
+    /**
+     * @return a name unique in the shared area: the operator subtask's keyed file name, the checkpoint, whether it is
+     *     a full snapshot or a delta, and a random suffix (another run, or an attempt that crashed, may have used the
+     *     same checkpoint id in the same directory).
+     */
+    private String sharedFileName(final OperatorRuntime operator, final KeyedStateSnapshot snapshot)
+    {
+        return fileName(operator, "keyed") + "-chk" + checkpointId + (snapshot.isIncremental() ? "-delta-" : "-full-") +
+            Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
+    }
+
+    /** @return a plain file name unique to the operator subtask and part: readable uid, a hash against clashes. */
+    static String fileName(final OperatorRuntime operator, final String part)
+    {
+        final String uid = operator.uid();
+        final StringBuilder name = new StringBuilder();
+        for (int i = 0; i < uid.length() && name.length() < 48; i++)
+        {
+            final char c = uid.charAt(i);
+            name.append(Character.isLetterOrDigit(c) || c == '-' || c == '_' ? c : '_');
+        }
+        return name.append('-').append(String.format("%08x", uid.hashCode())).append('-')
+            .append(operator.subtaskIndex()).append('.').append(part).toString();
+    }
+}
