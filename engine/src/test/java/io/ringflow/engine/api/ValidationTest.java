@@ -7,7 +7,7 @@ import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.CollectionSource;
 import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.engine.channel.RecordTooLargeException;
-import io.ringflow.engine.runtime.operators.NullKeyException;
+import io.ringflow.engine.runtime.task.NullKeyException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

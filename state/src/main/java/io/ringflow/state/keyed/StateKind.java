@@ -1,7 +1,5 @@
 package io.ringflow.state.keyed;
 
-import io.ringflow.state.snapshot.ListCodec;
-
 /**
  * The kinds of keyed state, with the stable code each has in snapshots, and what one snapshot entry of each holds.
  */
@@ -11,7 +9,7 @@ public enum StateKind
     VALUE(1),
     /** A map per key. Entry: (key, user key as the sub-key, map value); one entry per user key. */
     MAP(2),
-    /** A list per key. Entry: (key, the whole list in {@link ListCodec}'s format). */
+    /** A list per key. Entry: (key, the whole list in {@link io.ringflow.state.snapshot.ListCodec}'s format). */
     LIST(3),
     /** One value per key, folded by a reduce function. Entry: (key, folded value). */
     REDUCING(4),

@@ -10,7 +10,7 @@ import io.ringflow.engine.runtime.operators.FlatMapOperator;
 import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
 import io.ringflow.engine.runtime.operators.MapOperator;
 import io.ringflow.engine.runtime.operators.SinkOperator;
-import io.ringflow.engine.runtime.operators.SourceOperator;
+import io.ringflow.engine.runtime.task.SourceOperator;
 import io.ringflow.engine.runtime.task.StreamOperator;
 
 /**

@@ -2,6 +2,7 @@ package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.CoProcessFunction;
 import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.runtime.task.NullKeyException;
 import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.state.backend.KeyedStateStore;
 

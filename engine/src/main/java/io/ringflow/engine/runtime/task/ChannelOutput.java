@@ -3,7 +3,6 @@ package io.ringflow.engine.runtime.task;
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.graph.PartitionKind;
-import io.ringflow.engine.runtime.operators.NullKeyException;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.keyed.KeyGroups;
 

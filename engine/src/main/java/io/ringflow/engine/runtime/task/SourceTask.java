@@ -4,7 +4,6 @@ import io.ringflow.engine.api.source.SourceReader;
 import io.ringflow.engine.channel.BarrierKind;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.checkpoint.CheckpointParticipant;
-import io.ringflow.engine.runtime.operators.SourceOperator;
 
 /**
  * A task whose head is a source: each cycle injects a barrier if one was requested, then polls the reader for up to

@@ -1,8 +1,7 @@
-package io.ringflow.engine.runtime.operators;
+package io.ringflow.engine.runtime.task;
 
 import io.ringflow.engine.api.source.Source;
 import io.ringflow.engine.api.source.SourceReader;
-import io.ringflow.engine.runtime.task.StreamOperator;
 
 /**
  * The head of a source task: owns the subtask's {@link SourceReader}; the task polls it for batches.

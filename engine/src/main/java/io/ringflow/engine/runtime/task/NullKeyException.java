@@ -1,4 +1,4 @@
-package io.ringflow.engine.runtime.operators;
+package io.ringflow.engine.runtime.task;
 
 /**
  * A key selector returned null. Keys are never null: they pick the key group and scope the state.
