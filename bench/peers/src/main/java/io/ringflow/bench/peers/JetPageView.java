@@ -16,6 +16,7 @@ import com.hazelcast.jet.core.ProcessorMetaSupplier;
 import com.hazelcast.jet.core.ProcessorSupplier;
 import com.hazelcast.jet.impl.JobExecutionRecord;
 import com.hazelcast.jet.impl.JobRepository;
+import com.hazelcast.jet.pipeline.BatchStage;
 import com.hazelcast.jet.pipeline.Pipeline;
 import com.hazelcast.jet.pipeline.Sink;
 import com.hazelcast.jet.pipeline.SinkBuilder;
@@ -48,7 +49,8 @@ import java.util.concurrent.TimeUnit;
  *   restart would generate everything again on top of restored counts) and its stream sources cannot end.</li>
  *   <li>Count: {@code groupingKey(appId).mapStateful(LongAccumulator::new, ...)} emitting
  *   {@code AppCount(appId, count, stamp)}; the accumulators are the keyed state saved in snapshots.</li>
- *   <li>Sink: {@link SinkBuilder}, one {@link RunTally.Writer} per processor.</li>
+ *   <li>Sink: {@link SinkBuilder}, one {@link RunTally.Writer} per processor; with parallelism above 1 the updates
+ *   are partitioned by app on their way to it, so that each app's reach one sink processor in order.</li>
  * </ul>
  *
  * <p>Settings: processing guarantee EXACTLY_ONCE with a snapshot every MS ms (NONE without checkpoints); Jet's
@@ -131,14 +133,19 @@ public final class JetPageView implements PeerJob
             .destroyFn(RunTally.Writer::close)
             .build();
         final Pipeline pipeline = Pipeline.create();
-        pipeline.readFrom(Sources.<PageView>batchFromProcessor("page-views",
+        final BatchStage<AppCount> counts = pipeline.readFrom(Sources.<PageView>batchFromProcessor("page-views",
                 ProcessorMetaSupplier.of(parallelism,
                     ProcessorSupplier.of(() -> new GenerateViewsP(id, events, apps, rate)))))
             .groupingKey(PageView::appId)
             .mapStateful(LongAccumulator::new,
                 (LongAccumulator count, Long appId, PageView view) ->
                     new AppCount(appId, count.add(1).get(), view.timestamp()))
-            .setName("count-per-app").setLocalParallelism(parallelism)
+            .setName("count-per-app").setLocalParallelism(parallelism);
+        // Jet's edge into a sink spreads items over the sink's processors, so with more than one an app's updates
+        // would reach several of them, out of order; Ringflow and Flink chain the count and the sink (each app's
+        // updates reach one sink subtask, in order). Partitioning by app restores that; with one processor each the
+        // plain edge already does, and is what a user writes.
+        (parallelism > 1 ? counts.rebalance(AppCount::appId) : counts)
             .writeTo(sink).setLocalParallelism(parallelism);
 
         final JobConfig config = new JobConfig().setName(PageViewCount.JOB_NAME);
