@@ -165,8 +165,9 @@ public final class PeerComparison
         final List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.addAll(heap);
-        command.addAll(PeerJvmFlags.COMMON);
-        command.addAll(PeerJvmFlags.forEngine(engine));
+        final List<String> engineFlags = PeerJvmFlags.forEngine(engine);
+        PeerJvmFlags.COMMON.stream().filter(flag -> !engineFlags.contains(flag)).forEach(command::add);
+        command.addAll(engineFlags);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(PeerRun.class.getName());
@@ -240,85 +241,100 @@ public final class PeerComparison
     }
 
     /** A metric of the table. */
-    private record Metric(String label, ToDoubleFunction<RunResult> value, int decimals, boolean higherIsBetter)
+    private record Metric(String label, ToDoubleFunction<RunResult> value, int decimals)
     {
     }
 
     private static final List<Metric> METRICS = List.of(
-        new Metric("records/s, whole run", RunResult::wholeRps, 0, true),
-        new Metric("records/s, steady", RunResult::steadyRps, 0, true),
-        new Metric("start-up s (to 1st record)", RunResult::startupS, 3, false),
-        new Metric("wall s (to job end)", RunResult::wallS, 3, false),
-        new Metric("latency p50 us, all", RunResult::p50Us, 1, false),
-        new Metric("latency p99 us, all", RunResult::p99Us, 1, false),
-        new Metric("latency p99.9 us, all", RunResult::p999Us, 1, false),
-        new Metric("latency max us, all", RunResult::maxUs, 1, false),
-        new Metric("latency p50 us, steady", RunResult::steadyP50Us, 1, false),
-        new Metric("latency p99 us, steady", RunResult::steadyP99Us, 1, false),
-        new Metric("latency p99.9 us, steady", RunResult::steadyP999Us, 1, false),
-        new Metric("latency max us, steady", RunResult::steadyMaxUs, 1, false),
-        new Metric("checkpoints completed", result -> result.checkpoints(), 0, true));
+        new Metric("records/s, whole run", RunResult::wholeRps, 0),
+        new Metric("records/s, steady", RunResult::steadyRps, 0),
+        new Metric("start-up s (to 1st record)", RunResult::startupS, 3),
+        new Metric("wall s (to job end)", RunResult::wallS, 3),
+        new Metric("latency p50 us, all", RunResult::p50Us, 1),
+        new Metric("latency p99 us, all", RunResult::p99Us, 1),
+        new Metric("latency p99.9 us, all", RunResult::p999Us, 1),
+        new Metric("latency max us, all", RunResult::maxUs, 1),
+        new Metric("latency p50 us, steady", RunResult::steadyP50Us, 1),
+        new Metric("latency p99 us, steady", RunResult::steadyP99Us, 1),
+        new Metric("latency p99.9 us, steady", RunResult::steadyP999Us, 1),
+        new Metric("latency max us, steady", RunResult::steadyMaxUs, 1),
+        new Metric("checkpoints completed", result -> result.checkpoints(), 0));
 
     private static void printTable(final Map<String, List<RunResult>> results, final int runs, final PrintStream out)
     {
         final List<String> engines = new ArrayList<>(results.keySet());
-        final int labelWidth = 28;
-        final int columnWidth = 34;
-        out.println();
-        out.printf(Locale.ROOT, "median [min .. max] of the verified runs (of %d per engine)%n", runs);
-        final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-" + labelWidth + "s", "metric"));
-        for (final String engine : engines)
-        {
-            header.append(String.format(Locale.ROOT, "%-" + columnWidth + "s",
-                engine + " (" + results.get(engine).size() + " verified)"));
-        }
-        out.println(header.toString().stripTrailing());
+        final List<List<String>> table = new ArrayList<>();
+        final List<String> header = new ArrayList<>(List.of("metric"));
+        engines.forEach(engine -> header.add(engine + " (" + results.get(engine).size() + " verified)"));
+        table.add(header);
         for (final Metric metric : METRICS)
         {
-            final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-" + labelWidth + "s",
-                metric.label()));
+            final List<String> row = new ArrayList<>(List.of(metric.label()));
             for (final String engine : engines)
             {
                 final double[] values = values(results.get(engine), metric);
-                row.append(String.format(Locale.ROOT, "%-" + columnWidth + "s", values.length == 0 ? "-" :
-                    String.format(Locale.ROOT, "%s [%s .. %s]", format(median(values), metric.decimals()),
-                        format(values[0], metric.decimals()), format(values[values.length - 1], metric.decimals()))));
+                row.add(values.length == 0 ? "-" : String.format(Locale.ROOT, "%s [%s .. %s]",
+                    format(median(values), metric.decimals()), format(values[0], metric.decimals()),
+                    format(values[values.length - 1], metric.decimals())));
             }
-            out.println(row.toString().stripTrailing());
+            table.add(row);
         }
+        out.println();
+        out.printf(Locale.ROOT, "median [min .. max] of the verified runs (of %d per engine)%n", runs);
+        printColumns(table, out);
 
         final List<String> peers = engines.stream().filter(engine -> !"ringflow".equals(engine)).toList();
         if (!engines.contains("ringflow") || peers.isEmpty())
         {
             return;
         }
-        out.println();
-        out.println("ratio ringflow / peer, median / median (records/s: > 1 = Ringflow faster; latency, times: " +
-            "< 1 = Ringflow lower)");
-        final StringBuilder ratioHeader = new StringBuilder(String.format(Locale.ROOT, "%-" + labelWidth + "s",
-            "metric"));
-        peers.forEach(peer -> ratioHeader.append(String.format(Locale.ROOT, "%-14s", "/ " + peer)));
-        out.println(ratioHeader.toString().stripTrailing());
-        final double[] ringflow = new double[METRICS.size()];
-        for (int m = 0; m < METRICS.size(); m++)
+        final List<List<String>> ratios = new ArrayList<>();
+        final List<String> ratioHeader = new ArrayList<>(List.of("metric"));
+        peers.forEach(peer -> ratioHeader.add("ringflow / " + peer));
+        ratios.add(ratioHeader);
+        for (final Metric metric : METRICS)
         {
-            final Metric metric = METRICS.get(m);
             if (metric.label().startsWith("checkpoints"))
             {
                 continue;
             }
             final double[] own = values(results.get("ringflow"), metric);
-            ringflow[m] = own.length == 0 ? Double.NaN : median(own);
-            final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-" + labelWidth + "s",
-                metric.label()));
+            final List<String> row = new ArrayList<>(List.of(metric.label()));
             for (final String peer : peers)
             {
                 final double[] theirs = values(results.get(peer), metric);
-                final double ratio = theirs.length == 0 ? Double.NaN : ringflow[m] / median(theirs);
-                row.append(String.format(Locale.ROOT, "%-14s", Double.isNaN(ratio) || Double.isInfinite(ratio) ?
-                    "-" : String.format(Locale.ROOT, "%.2fx", ratio)));
+                final double ratio = own.length == 0 || theirs.length == 0 ? Double.NaN :
+                    median(own) / median(theirs);
+                row.add(Double.isNaN(ratio) || Double.isInfinite(ratio) ? "-" :
+                    String.format(Locale.ROOT, "%.2fx", ratio));
             }
-            out.println(row.toString().stripTrailing());
+            ratios.add(row);
+        }
+        out.println();
+        out.println("ratio of medians, ringflow / peer (records/s: > 1 = Ringflow faster; times and latencies: " +
+            "< 1 = Ringflow lower)");
+        printColumns(ratios, out);
+    }
+
+    /** Prints rows of cells in columns as wide as their widest cell, two spaces apart. */
+    private static void printColumns(final List<List<String>> rows, final PrintStream out)
+    {
+        final int[] widths = new int[rows.get(0).size()];
+        for (final List<String> row : rows)
+        {
+            for (int column = 0; column < row.size(); column++)
+            {
+                widths[column] = Math.max(widths[column], row.get(column).length());
+            }
+        }
+        for (final List<String> row : rows)
+        {
+            final StringBuilder line = new StringBuilder();
+            for (int column = 0; column < row.size(); column++)
+            {
+                line.append(String.format(Locale.ROOT, "%-" + (widths[column] + 2) + "s", row.get(column)));
+            }
+            out.println(line.toString().stripTrailing());
         }
     }
 

@@ -81,6 +81,58 @@ class PeerHarnessTest
     }
 
     @Test
+    void theTallyVerifiesOnlyCompleteCorrectTotals()
+    {
+        final RunTally tally = RunTally.create("harness-test", 3);
+        try
+        {
+            final RunTally.Writer first = tally.writer(0, 2);
+            final RunTally.Writer second = tally.writer(1, 2);
+            // Views 0..5 over 3 apps: two each. App 0 and 1 at subtask 0, app 2 at subtask 1.
+            for (long count = 1; count <= 2; count++)
+            {
+                first.write(0, count, System.nanoTime());
+                first.write(1, count, System.nanoTime());
+            }
+            second.write(2, 1, System.nanoTime());
+            tally.addGenerated(6);
+            first.close();
+
+            assertThat(tally.verify(6)).singleElement().asString().contains("1 of 2 sink subtasks closed");
+
+            second.close();
+            assertThat(tally.verify(6)).containsExactly(
+                "app 2: generated 2, final count 1, updates received 1",
+                "the sink received 5 updates, expected 6");
+            assertThat(tally.recordsReceived()).isEqualTo(5);
+        }
+        finally
+        {
+            tally.remove();
+        }
+    }
+
+    @Test
+    void checkpointsAreCountedOncePerNewerId()
+    {
+        final RunTally tally = RunTally.create("checkpoint-test", 1);
+        try
+        {
+            tally.checkpointCompleted(0);
+            tally.checkpointCompleted(1);
+            tally.checkpointCompleted(1);
+            tally.checkpointCompleted(3);
+            tally.checkpointCompleted(2);
+
+            assertThat(tally.checkpointsCompleted()).isEqualTo(3);
+        }
+        finally
+        {
+            tally.remove();
+        }
+    }
+
+    @Test
     void mediansOfOddAndEvenCounts()
     {
         assertThat(PeerComparison.median(new double[] {1, 2, 9})).isEqualTo(2);
