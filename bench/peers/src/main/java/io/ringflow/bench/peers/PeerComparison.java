@@ -273,9 +273,12 @@ public final class PeerComparison
             for (final String engine : engines)
             {
                 final double[] values = values(results.get(engine), metric);
-                row.add(values.length == 0 ? "-" : String.format(Locale.ROOT, "%s [%s .. %s]",
+                final int verified = results.get(engine).size();
+                // A run shorter than start-up plus one second has no steady part: say over how many runs.
+                row.add(values.length == 0 ? "-" : String.format(Locale.ROOT, "%s [%s .. %s]%s",
                     format(median(values), metric.decimals()), format(values[0], metric.decimals()),
-                    format(values[values.length - 1], metric.decimals())));
+                    format(values[values.length - 1], metric.decimals()),
+                    values.length < verified ? " (" + values.length + " of " + verified + " runs)" : ""));
             }
             table.add(row);
         }
