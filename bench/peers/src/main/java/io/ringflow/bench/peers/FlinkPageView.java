@@ -35,7 +35,6 @@ import org.apache.flink.util.Collector;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -202,13 +201,6 @@ public final class FlinkPageView implements PeerJob
         {
             tally.remove();
         }
-    }
-
-    /** @return a description of the types Flink chose for the records (POJO or generic). */
-    static String recordTypes()
-    {
-        return String.format(Locale.ROOT, "PageView: %s, AppCount: %s", TypeInformation.of(PageView.class),
-            TypeInformation.of(AppCount.class));
     }
 
     /**

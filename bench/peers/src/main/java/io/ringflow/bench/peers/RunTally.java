@@ -87,12 +87,6 @@ public final class RunTally
         RUNS.remove(runId, this);
     }
 
-    /** @return the number of applications. */
-    public int apps()
-    {
-        return apps;
-    }
-
     /**
      * The writer of one sink subtask. Called on the subtask's thread when it opens.
      *
