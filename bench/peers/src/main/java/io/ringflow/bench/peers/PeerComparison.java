@@ -111,8 +111,7 @@ public final class PeerComparison
         final String[] args,
         final PrintStream out) throws IOException, InterruptedException
     {
-        final String command = ProcessHandle.current().info().commandLine()
-            .orElse("java ... " + PeerComparison.class.getName() + " " + String.join(" ", args));
+        final String command = commandLine(args);
         out.println("command: " + command);
         out.printf(Locale.ROOT, "job: %,d views over %,d apps, %s, parallelism %d, %s; Flink state %s%s%n",
             options.events(), options.apps(),
@@ -376,6 +375,35 @@ public final class PeerComparison
             }
         }
         return engines;
+    }
+
+    /**
+     * @param args this command's arguments.
+     * @return this JVM's command line, each word quoted for a POSIX shell where needed, so that it can be pasted
+     *     back; {@code java ... PeerComparison <args>} where the JVM does not tell its command.
+     */
+    static String commandLine(final String[] args)
+    {
+        final ProcessHandle.Info info = ProcessHandle.current().info();
+        final List<String> words = new ArrayList<>();
+        if (info.command().isPresent() && info.arguments().isPresent())
+        {
+            words.add(info.command().get());
+            words.addAll(Arrays.asList(info.arguments().get()));
+        }
+        else
+        {
+            words.addAll(List.of("java", "...", PeerComparison.class.getName()));
+            words.addAll(Arrays.asList(args));
+        }
+        return String.join(" ", words.stream().map(PeerComparison::shellQuote).toList());
+    }
+
+    /** @return {@code word}, single-quoted unless it holds only characters a shell leaves alone. */
+    static String shellQuote(final String word)
+    {
+        return !word.isEmpty() && word.matches("[A-Za-z0-9_./:=,+@%-]+") ? word :
+            "'" + word.replace("'", "'\\''") + "'";
     }
 
     private static String javaBinary()

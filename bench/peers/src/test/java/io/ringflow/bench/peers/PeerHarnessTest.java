@@ -133,6 +133,17 @@ class PeerHarnessTest
     }
 
     @Test
+    void theCommandLineIsPrintedReadyToPaste()
+    {
+        assertThat(PeerComparison.shellQuote("--events")).isEqualTo("--events");
+        assertThat(PeerComparison.shellQuote("a.jar:lib/*")).isEqualTo("'a.jar:lib/*'");
+        assertThat(PeerComparison.shellQuote("-Xms4g -Xmx4g")).isEqualTo("'-Xms4g -Xmx4g'");
+        assertThat(PeerComparison.shellQuote("it's")).isEqualTo("'it'\\''s'");
+        assertThat(PeerComparison.shellQuote("")).isEqualTo("''");
+        assertThat(PeerComparison.commandLine(new String[] {"--runs", "1"})).contains("java");
+    }
+
+    @Test
     void mediansOfOddAndEvenCounts()
     {
         assertThat(PeerComparison.median(new double[] {1, 2, 9})).isEqualTo(2);
