@@ -1,15 +1,15 @@
 package io.ringflow.bench.peers;
 
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
-import io.ringflow.engine.api.StateBackendKind;
-import io.ringflow.engine.checkpoint.CheckpointingMode;
 import io.ringflow.samples.pageview.PageViewCount;
+import io.ringflow.state.chronicle.ChronicleStateBackend;
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
@@ -69,7 +69,7 @@ public final class RingflowPageView implements PeerJob
         return config
             .restoreFrom(null)
             .allowNonRestoredState(false)
-            .stateBackend(StateBackendKind.CHRONICLE)
+            .stateBackend(new ChronicleStateBackend())
             .restartStrategy(RestartStrategy.none())
             .build();
     }
