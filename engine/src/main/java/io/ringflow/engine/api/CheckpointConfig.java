@@ -1,7 +1,11 @@
 package io.ringflow.engine.api;
 
 import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
+
+import java.io.IOException;
+import java.nio.file.Path;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -209,6 +213,27 @@ public final class CheckpointConfig
         public Builder storage(final CheckpointStorage value)
         {
             storage = value;
+            return this;
+        }
+
+        /**
+         * Commits checkpoints durably into a directory: {@code storage(new DirectoryCheckpointStorage(directory))}.
+         *
+         * @param directory where checkpoints go ({@code chk-<n>/_metadata} and state files); created if missing.
+         * @return this
+         * @throws IllegalArgumentException when the directory cannot be created or written, naming it.
+         */
+        public Builder directory(final Path directory)
+        {
+            try
+            {
+                storage = new DirectoryCheckpointStorage(Objects.requireNonNull(directory, "directory"));
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalArgumentException("checkpoint directory " + directory + " cannot be used: " +
+                    ex.getMessage(), ex);
+            }
             return this;
         }
 

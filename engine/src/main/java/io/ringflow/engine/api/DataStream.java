@@ -5,6 +5,9 @@ import io.ringflow.engine.api.functions.FilterFunction;
 import io.ringflow.engine.api.functions.FlatMapFunction;
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.api.functions.MapFunction;
+import io.ringflow.engine.api.functions.RichFilterFunction;
+import io.ringflow.engine.api.functions.RichFlatMapFunction;
+import io.ringflow.engine.api.functions.RichMapFunction;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.graph.OperatorDescription;
@@ -17,6 +20,7 @@ import io.ringflow.engine.graph.UserFunction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * A stream of records of type {@code T}: the output of one operator, or a union of several, with a partitioning
@@ -72,12 +76,43 @@ public class DataStream<T>
     }
 
     /**
+     * Like {@link #map(MapFunction)}, with a function per subtask: for a {@link RichMapFunction} or any function that
+     * keeps fields.
+     *
+     * @param factory makes each subtask's function, e.g. {@code Enricher::new}.
+     * @param <R>     the output type.
+     * @return the mapped stream.
+     */
+    public <R> DataStream<R> map(final Supplier<? extends MapFunction<T, R>> factory)
+    {
+        final MapFunction<T, R> probe = probe(factory);
+        final StreamNode node = addOneInput(new Descriptions.MapOp(UserFunction.perSubtask(factory, probe)));
+        StreamGraph.setOutputType(node, outputTypeOf(probe, MapFunction.class, 1));
+        return new DataStream<>(env, node);
+    }
+
+    /**
      * @param function keeps the records for which it returns true.
      * @return the filtered stream, of the same type.
      */
     public DataStream<T> filter(final FilterFunction<T> function)
     {
         final StreamNode node = addOneInput(new Descriptions.FilterOp(UserFunction.shared(function)));
+        StreamGraph.setOutputType(node, singleInputType());
+        return new DataStream<>(env, node);
+    }
+
+    /**
+     * Like {@link #filter(FilterFunction)}, with a function per subtask: for a {@link RichFilterFunction} or any
+     * function that keeps fields.
+     *
+     * @param factory makes each subtask's function.
+     * @return the filtered stream, of the same type.
+     */
+    public DataStream<T> filter(final Supplier<? extends FilterFunction<T>> factory)
+    {
+        final StreamNode node = addOneInput(new Descriptions.FilterOp(UserFunction.perSubtask(factory,
+            probe(factory))));
         StreamGraph.setOutputType(node, singleInputType());
         return new DataStream<>(env, node);
     }
@@ -94,6 +129,22 @@ public class DataStream<T>
     {
         final StreamNode node = addOneInput(new Descriptions.FlatMapOp(UserFunction.shared(function)));
         StreamGraph.setOutputType(node, TypeExtraction.typeArgument(function, FlatMapFunction.class, 1));
+        return new DataStream<>(env, node);
+    }
+
+    /**
+     * Like {@link #flatMap(FlatMapFunction)}, with a function per subtask: for a {@link RichFlatMapFunction} or any
+     * function that keeps fields.
+     *
+     * @param factory makes each subtask's function.
+     * @param <R>     the output type.
+     * @return the resulting stream.
+     */
+    public <R> DataStream<R> flatMap(final Supplier<? extends FlatMapFunction<T, R>> factory)
+    {
+        final FlatMapFunction<T, R> probe = probe(factory);
+        final StreamNode node = addOneInput(new Descriptions.FlatMapOp(UserFunction.perSubtask(factory, probe)));
+        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(probe, FlatMapFunction.class, 1));
         return new DataStream<>(env, node);
     }
 
@@ -238,6 +289,13 @@ public class DataStream<T>
     }
 
     // ---------------------------------------------------------------- internals
+
+    /** @return one function the factory made, to learn its type; the factory must not return null. */
+    static <F> F probe(final Supplier<? extends F> factory)
+    {
+        Objects.requireNonNull(factory, "factory");
+        return Objects.requireNonNull(factory.get(), "the function factory returned null");
+    }
 
     /** Sets a node's parallelism; a value below 1 is an invalid job, refused at once naming the operator. */
     static void setParallelism(final StreamNode node, final int parallelism)

@@ -7,6 +7,7 @@ import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.ServiceLoader;
 
@@ -27,7 +28,7 @@ import java.util.ServiceLoader;
  */
 public final class JobEnvironment
 {
-    private final JobConfig config;
+    private JobConfig config;
     private final JobRunner runner;
     private final StreamGraph graph = new StreamGraph();
     private final CodecRegistry codecs = CodecRegistry.withBuiltIns();
@@ -85,6 +86,34 @@ public final class JobEnvironment
     }
 
     /**
+     * Takes checkpoints every {@code interval}, exactly once, aligned, kept in memory: a shortcut for
+     * {@code JobConfig.checkpointing(CheckpointConfig.every(interval).build())}, as Flink's
+     * {@code env.enableCheckpointing(interval)}. For the other options build a {@link CheckpointConfig}.
+     *
+     * @param interval time between two checkpoints.
+     * @return this environment.
+     * @throws IllegalArgumentException when the interval is not positive.
+     */
+    public JobEnvironment enableCheckpointing(final Duration interval)
+    {
+        return enableCheckpointing(interval, CheckpointingMode.EXACTLY_ONCE);
+    }
+
+    /**
+     * @param interval time between two checkpoints.
+     * @param mode     exactly once (aligned barriers) or at least once.
+     * @return this environment.
+     * @throws IllegalArgumentException when the interval is not positive.
+     */
+    public JobEnvironment enableCheckpointing(final Duration interval, final CheckpointingMode mode)
+    {
+        checkNotExecuted();
+        config = config.toBuilder().checkpointing(CheckpointConfig.every(interval).build()).checkpointingMode(mode)
+            .build();
+        return this;
+    }
+
+    /**
      * Registers the codec of a type whose records cross a channel. Built-ins cover primitives, String, byte[],
      * enums and Java records (derived once, at submission).
      *
@@ -124,13 +153,18 @@ public final class JobEnvironment
         {
             throw new IllegalArgumentException("job name must not be blank");
         }
+        checkNotExecuted();
+        final JobHandle handle = runner.run(jobName, graph, config, codecs);
+        executed = true;
+        return handle;
+    }
+
+    private void checkNotExecuted()
+    {
         if (executed)
         {
             throw new IllegalStateException("this environment has already been executed; create a new one per job");
         }
-        final JobHandle handle = runner.run(jobName, graph, config, codecs);
-        executed = true;
-        return handle;
     }
 
     StreamGraph graph()

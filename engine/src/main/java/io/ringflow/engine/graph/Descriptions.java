@@ -8,6 +8,7 @@ import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.MapFunction;
 import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.source.Source;
+import io.ringflow.state.keyed.ReduceFunction;
 
 import java.util.Objects;
 
@@ -193,6 +194,60 @@ public final class Descriptions
         public Object sharedUserObject()
         {
             return function.shared();
+        }
+    }
+
+    /**
+     * A rolling reduce per key: each record is folded into the key's value so far, which is kept in keyed state and
+     * emitted ({@code KeyedStream.reduce}, and the aggregations {@code sum}, {@code min}, {@code max}, {@code minBy},
+     * {@code maxBy}, which are reduce functions).
+     *
+     * @param function    folds the value so far and a record into the new value.
+     * @param keySelector the key of the input (the one that partitioned it).
+     * @param type        the record type: what the state holds and the operator emits.
+     * @param name        the operator's default name, e.g. {@code Reduce} or {@code Sum(count)}.
+     */
+    public record KeyedReduceOp(
+        UserFunction<? extends ReduceFunction<?>> function, KeySelector<?, ?> keySelector, Class<?> type, String name)
+        implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public KeyedReduceOp
+        {
+            Objects.requireNonNull(function, "function");
+            Objects.requireNonNull(keySelector, "keySelector");
+            Objects.requireNonNull(type, "type");
+            Objects.requireNonNull(name, "name");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return name;
+        }
+
+        @Override
+        public boolean keyedState()
+        {
+            return true;
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+
+        @Override
+        public boolean finalFieldsMayBeShared()
+        {
+            return true;
         }
     }
 

@@ -13,19 +13,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * closes the gate and every number below the limit was emitted. Its position is the next number, so a restored
  * reader resumes exactly where the checkpoint cut. Parallelism 1.
  */
-final class GatedSource implements Source<Long>
+public final class GatedSource implements Source<Long>
 {
     private final AtomicLong limit = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** @param value emit every number below this. */
-    void openUpTo(final long value)
+    public void openUpTo(final long value)
     {
         limit.set(value);
     }
 
     /** @param value emit every number below this, then end. */
-    void finishAt(final long value)
+    public void finishAt(final long value)
     {
         limit.set(value);
         closed.set(true);

@@ -1,7 +1,7 @@
 package io.ringflow.engine.api.functions;
 
 /**
- * Lifecycle shared by the process functions: {@link #open} before the first record, {@link #close} after the last,
+ * Lifecycle of a user function: {@link #open} before the first record, {@link #close} after the last,
  * both on the subtask's task thread.
  */
 public interface RichFunction

@@ -8,6 +8,7 @@ import io.ringflow.engine.runtime.operators.CoProcessOperator;
 import io.ringflow.engine.runtime.operators.FilterOperator;
 import io.ringflow.engine.runtime.operators.FlatMapOperator;
 import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
+import io.ringflow.engine.runtime.operators.KeyedReduceOperator;
 import io.ringflow.engine.runtime.operators.MapOperator;
 import io.ringflow.engine.runtime.operators.SinkOperator;
 import io.ringflow.engine.runtime.task.SourceOperator;
@@ -57,6 +58,10 @@ final class OperatorTranslator
             {
                 return new KeyedProcessOperator(process.function().instance(), process.keySelector());
             }
+            if (description instanceof Descriptions.KeyedReduceOp reduce)
+            {
+                return new KeyedReduceOperator(reduce.function().instance(), reduce.keySelector(), reduce.type());
+            }
             if (description instanceof Descriptions.CoProcessOp process)
             {
                 return new CoProcessOperator(process.function().instance(), process.keySelector1(),
@@ -73,7 +78,7 @@ final class OperatorTranslator
                 ": its function factory threw " + ex, ex);
         }
         throw new InvalidJobException(node.describe() + " is a " + description.getClass().getName() +
-            ", which this runtime does not run (it runs sources, map, filter, flatMap, keyed and two-input process " +
-            "functions and sinks)");
+            ", which this runtime does not run (it runs sources, map, filter, flatMap, keyed process and reduce, " +
+            "two-input process functions and sinks)");
     }
 }

@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.FilterFunction;
+import io.ringflow.engine.api.functions.RichFunction;
 import io.ringflow.engine.runtime.task.StreamOperator;
 
 /** Applies a {@link FilterFunction}; forwards the records it accepts. */
@@ -8,7 +9,7 @@ public final class FilterOperator extends StreamOperator
 {
     private final FilterFunction<Object> function;
 
-    /** @param function the user function, shared by all subtasks. */
+    /** @param function this subtask's function: its own instance from a factory, or one all subtasks share. */
     @SuppressWarnings("unchecked")
     public FilterOperator(final FilterFunction<?> function)
     {
@@ -21,6 +22,24 @@ public final class FilterOperator extends StreamOperator
         if (function.filter(record))
         {
             output.collect(record);
+        }
+    }
+
+    @Override
+    public void open() throws Exception
+    {
+        if (function instanceof RichFunction rich)
+        {
+            rich.open(runtime);
+        }
+    }
+
+    @Override
+    public void close() throws Exception
+    {
+        if (function instanceof RichFunction rich)
+        {
+            rich.close();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.MapFunction;
+import io.ringflow.engine.api.functions.RichFunction;
 import io.ringflow.engine.runtime.task.StreamOperator;
 
 /** Applies a {@link MapFunction}; one record out per record in. */
@@ -8,7 +9,7 @@ public final class MapOperator extends StreamOperator
 {
     private final MapFunction<Object, Object> function;
 
-    /** @param function the user function, shared by all subtasks (it has no lifecycle). */
+    /** @param function this subtask's function: its own instance from a factory, or one all subtasks share. */
     @SuppressWarnings("unchecked")
     public MapOperator(final MapFunction<?, ?> function)
     {
@@ -19,6 +20,24 @@ public final class MapOperator extends StreamOperator
     public void processElement(final Object record) throws Exception
     {
         output.collect(function.map(record));
+    }
+
+    @Override
+    public void open() throws Exception
+    {
+        if (function instanceof RichFunction rich)
+        {
+            rich.open(runtime);
+        }
+    }
+
+    @Override
+    public void close() throws Exception
+    {
+        if (function instanceof RichFunction rich)
+        {
+            rich.close();
+        }
     }
 
     @Override
