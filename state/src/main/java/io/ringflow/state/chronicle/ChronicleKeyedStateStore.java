@@ -2,6 +2,7 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
@@ -25,7 +26,6 @@ import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
-import org.agrona.DirectBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -558,7 +558,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * entry of the key; user keys are counted for {@link #entryCount()}.
      */
     private void restoreMapEntry(
-        final StateMap target, final EncodedBytes key, final DirectBuffer bytes, final int subKeyOffset,
+        final StateMap target, final EncodedBytes key, final CodecBuffer bytes, final int subKeyOffset,
         final int subKeyLength, final int valueOffset, final int valueLength, final EncodedBytes stored)
     {
         if (subKeyLength < 0)
