@@ -221,11 +221,15 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * @param keyGroups      the key groups this store's subtask owns.
      * @throws IllegalArgumentException when {@code maxEntrySize} cannot fit in a map of the configured size, or the
      *                                  directory cannot be used; the message names the option or the directory.
+     * @throws IllegalStateException    when the JVM was started without the flags Chronicle needs; the message names
+     *                                  them.
      */
     public ChronicleKeyedStateStore(
         final ChronicleStateConfig config, final CodecRegistry codecs, final int maxParallelism,
         final KeyGroupRange keyGroups)
     {
+        // before any Chronicle class is initialised: without the flags, the first one fails for good
+        ChronicleJvmAccess.check();
         if (maxParallelism < 1 || maxParallelism > KeyGroups.UPPER_BOUND_MAX_PARALLELISM)
         {
             throw new IllegalArgumentException("maxParallelism must be in [1, " +
