@@ -238,6 +238,30 @@ class KeyedSnapshotFormatTest
     }
 
     @Test
+    void anElementThatDoesNotFitIsNotCountedAndCanBeAppendedAgainInALargerWindow()
+    {
+        final ListCodec<String> codec = new ListCodec<>(StringCodec.INSTANCE);
+        final byte[] small = new byte[24];
+        final CodecBuffer window = CodecBuffer.wrap(small);
+        final int length = codec.encode(List.of("a"), window, 0);
+        assertThat(window.overflowed()).isFalse();
+
+        codec.appendElement("too long for the window", window, 0, length);
+        assertThat(window.overflowed()).isTrue();
+        assertThat(window.getInt(0)).as("the count").isEqualTo(1);
+        assertThat(codec.decode(window, 0, length)).containsExactly("a");
+        assertThatThrownBy(() -> codec.appendElement("b", window, 0, length))
+            .as("a window already marked cannot tell a fit from an overflow")
+            .isInstanceOf(IllegalStateException.class);
+
+        final CodecBuffer larger = CodecBuffer.allocate(64);
+        larger.putBytes(0, window, 0, length);
+        final int appended = codec.appendElement("too long for the window", larger, 0, length);
+        assertThat(larger.overflowed()).isFalse();
+        assertThat(codec.decode(larger, 0, appended)).containsExactly("a", "too long for the window");
+    }
+
+    @Test
     void aDamagedListIsRefused()
     {
         final ListCodec<String> codec = new ListCodec<>(StringCodec.INSTANCE);
