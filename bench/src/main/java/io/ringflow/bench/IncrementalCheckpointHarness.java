@@ -26,7 +26,6 @@ import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -251,7 +250,7 @@ public final class IncrementalCheckpointHarness
             valueLength) ->
         {
             seen[0]++;
-            seen[1] += bytes.getLong(valueOffset, ByteOrder.LITTLE_ENDIAN);
+            seen[1] += bytes.getLong(valueOffset);
         });
         if (seen[0] != entries || seen[1] != sum)
         {

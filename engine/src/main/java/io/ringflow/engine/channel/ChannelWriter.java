@@ -3,8 +3,7 @@ package io.ringflow.engine.channel;
 import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import io.ringflow.state.codec.Codec;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecBuffer;
 
 import java.lang.invoke.VarHandle;
 
@@ -53,7 +52,7 @@ public final class ChannelWriter extends WriterRhsPadding
      * @param codec  the channel's codec.
      * @param record the record, never null.
      * @param <T>    the record type.
-     * @throws RecordTooLargeException when the record does not fit in a slot; nothing is written then.
+     * @throws RecordTooLargeException when the record does not fit in a slot; nothing is sent then.
      */
     public <T> void writeRecord(final Codec<T> codec, final T record)
     {
@@ -64,7 +63,8 @@ public final class ChannelWriter extends WriterRhsPadding
         }
         final long sequence = claim();
         final Slot slot = ring.get(sequence);
-        final UnsafeBuffer payload = slot.payload();
+        final CodecBuffer payload = slot.payload();
+        payload.clearOverflow();
         final int length;
         try
         {
@@ -75,11 +75,14 @@ public final class ChannelWriter extends WriterRhsPadding
             // Invariant the Disruptor relies on (its tryNext may publish every claimed slot): each claimed slot but
             // the spare is fully written before the next claim. A failed write leaves its slot as the spare.
             spareSequence = sequence;
-            if (failed instanceof IndexOutOfBoundsException)
-            {
-                throw tooLarge(codec, record, payload.capacity());
-            }
             throw failed;
+        }
+        if (payload.overflowed())
+        {
+            // the record did not fit: its bytes in the slot are not a record, the slot stays the spare
+            spareSequence = sequence;
+            payload.clearOverflow();
+            throw tooLarge(codec, record, payload.capacity());
         }
         slot.setHeader(SlotKind.RECORD, length);
         if (sequence - lastPublished >= publishBatch)
@@ -116,7 +119,7 @@ public final class ChannelWriter extends WriterRhsPadding
     public void writeBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
         final Slot slot = ring.get(claim());
-        final UnsafeBuffer payload = slot.payload();
+        final CodecBuffer payload = slot.payload();
         payload.putLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET, checkpointId);
         payload.putInt(SlotDescriptor.BARRIER_TYPE_OFFSET, kind.code());
         payload.putLong(SlotDescriptor.BARRIER_TIMESTAMP_OFFSET, timestamp);
@@ -211,7 +214,13 @@ public final class ChannelWriter extends WriterRhsPadding
         int encodedLength;
         try
         {
-            encodedLength = codec.encode(record, new ExpandableArrayBuffer(capacity * 2), 0);
+            // measured in a growable scratch buffer, for the message: the failure path only
+            final CodecBuffer scratch = CodecBuffer.growable(capacity * 2);
+            encodedLength = codec.encode(record, scratch, 0);
+            if (scratch.overflowed())
+            {
+                encodedLength = -1;
+            }
         }
         catch (final RuntimeException ex)
         {

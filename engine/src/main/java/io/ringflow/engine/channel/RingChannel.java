@@ -3,7 +3,6 @@ package io.ringflow.engine.channel;
 import com.lmax.disruptor.BusySpinWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
-import org.agrona.BufferUtil;
 
 import java.nio.ByteBuffer;
 
@@ -21,7 +20,6 @@ public final class RingChannel
 
     private final String name;
     private final RingBuffer<Slot> ring;
-    private final ByteBuffer slots;
     private final Sequence consumed = new Sequence(RingBuffer.INITIAL_CURSOR_VALUE);
     private final ChannelWriter writer;
     private final ChannelReader reader;
@@ -56,13 +54,13 @@ public final class RingChannel
             throw new IllegalArgumentException("publish batch must be in [1, ringSize), was " + publishBatch);
         }
         this.name = name;
-        // Over-allocate and align by hand: an aligned slice could not be freed explicitly.
-        this.slots = ByteBuffer.allocateDirect(Math.addExact(Math.multiplyExact(ringSize, slotSize), CACHE_LINE));
-        final long address = BufferUtil.address(slots);
-        final long base = (address + CACHE_LINE - 1) & -CACHE_LINE;
-        final long[] nextSlot = {0};
+        // The slots start on a cache line: alignedSlice rounds the region's start up and its end down to one, so
+        // allocate a line more at each end. The garbage collector frees the region with the last slot.
+        final ByteBuffer slots = ByteBuffer.allocateDirect(
+            Math.addExact(Math.multiplyExact(ringSize, slotSize), 2 * CACHE_LINE)).alignedSlice(CACHE_LINE);
+        final int[] nextSlot = {0};
         this.ring = RingBuffer.createSingleProducer(
-            () -> new Slot(base + (nextSlot[0]++) * slotSize, slotSize), ringSize, new BusySpinWaitStrategy());
+            () -> new Slot(slots, (nextSlot[0]++) * slotSize, slotSize), ringSize, new BusySpinWaitStrategy());
         this.ring.addGatingSequences(consumed);
         this.writer = new ChannelWriter(this, ring, publishBatch, consumerWakeup);
         this.reader = new ChannelReader(this, ring, consumed);
@@ -101,11 +99,12 @@ public final class RingChannel
     }
 
     /**
-     * Frees the off-heap slots. Call only after both the producer and the consumer thread have stopped.
+     * Called once both the producer and the consumer thread have stopped. Frees nothing explicitly: the off-heap
+     * slots are a direct {@link ByteBuffer}, which the garbage collector frees once the channel is unreachable.
      */
     public void release()
     {
-        BufferUtil.free(slots);
+        // nothing to free by hand
     }
 
     /**

@@ -1,21 +1,25 @@
 package io.ringflow.engine.channel;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecBuffer;
+
+import java.nio.ByteBuffer;
 
 /**
  * The Disruptor event of a ring channel: a preallocated flyweight over one fixed-size off-heap slot. The producer
  * writes it between claim and publish; the consumer reads it between seeing the publication and releasing the
- * sequence. Nothing else touches it.
+ * sequence. Nothing else touches it. Its header and payload are fixed {@link CodecBuffer} windows over the ring's
+ * direct buffer.
  */
 public final class Slot
 {
-    private final UnsafeBuffer header;
-    private final UnsafeBuffer payload;
+    private final CodecBuffer header;
+    private final CodecBuffer payload;
 
-    Slot(final long address, final int slotSize)
+    Slot(final ByteBuffer slots, final int offset, final int slotSize)
     {
-        header = new UnsafeBuffer(address, SlotDescriptor.HEADER_LENGTH);
-        payload = new UnsafeBuffer(address + SlotDescriptor.HEADER_LENGTH, SlotDescriptor.payloadCapacity(slotSize));
+        header = CodecBuffer.wrap(slots, offset, SlotDescriptor.HEADER_LENGTH);
+        payload = CodecBuffer.wrap(slots, offset + SlotDescriptor.HEADER_LENGTH,
+            SlotDescriptor.payloadCapacity(slotSize));
     }
 
     /** @return the slot kind, a {@link SlotKind} code. */
@@ -31,12 +35,12 @@ public final class Slot
     }
 
     /**
-     * The payload region; its capacity is the slot's payload capacity, so a codec that overruns it fails instead of
-     * writing into the next slot.
+     * The payload region; its capacity is the slot's payload capacity, so a codec that overruns it is stopped at its
+     * end, and marks it {@link CodecBuffer#overflowed() overflowed}, instead of writing into the next slot.
      *
-     * @return the payload buffer.
+     * @return the payload window.
      */
-    public UnsafeBuffer payload()
+    public CodecBuffer payload()
     {
         return payload;
     }

@@ -257,7 +257,7 @@ class TopologyTest
         }
 
         @Override
-        public int encode(final Celsius value, final org.agrona.MutableDirectBuffer buffer, final int offset)
+        public int encode(final Celsius value, final io.ringflow.state.codec.CodecBuffer buffer, final int offset)
         {
             encoded++;
             buffer.putDouble(offset, value.degrees);
@@ -265,7 +265,7 @@ class TopologyTest
         }
 
         @Override
-        public Celsius decode(final org.agrona.DirectBuffer buffer, final int offset, final int length)
+        public Celsius decode(final io.ringflow.state.codec.CodecBuffer buffer, final int offset, final int length)
         {
             return new Celsius(buffer.getDouble(offset));
         }

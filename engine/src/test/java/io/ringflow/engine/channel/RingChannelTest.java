@@ -3,6 +3,7 @@ package io.ringflow.engine.channel;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.codec.StringCodec;
+import io.ringflow.state.snapshot.ListCodec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -143,6 +144,34 @@ class RingChannelTest
     }
 
     @Test
+    void aRecordTooLargeForItsSlotLeavesTheNextSlotIntact()
+    {
+        final RingChannel channel = channel(4, 32, 3);
+        final Recording reader = new Recording(StringCodec.INSTANCE);
+        for (final String record : new String[] {"s0", "s1", "s2", "s3"})
+        {
+            channel.writer().writeRecord(StringCodec.INSTANCE, record);
+        }
+        channel.writer().flush();
+        assertThat(channel.reader().poll(reader, 2)).isEqualTo(2);
+
+        // slots 2 and 3 are published and unread; the too large records go to slot 1, just before them: a string
+        // (refused before it writes anything) and a list, whose codec writes element after element until the slot
+        // drops what does not fit
+        channel.writer().writeRecord(StringCodec.INSTANCE, "s4");
+        assertThatThrownBy(() -> channel.writer().writeRecord(StringCodec.INSTANCE, "y".repeat(1000)))
+            .isInstanceOf(RecordTooLargeException.class)
+            .hasMessageContaining("1004 bytes");
+        final List<Long> longs = java.util.Collections.nCopies(10, -1L);
+        assertThatThrownBy(() -> channel.writer().writeRecord(new ListCodec<>(LongCodec.INSTANCE), longs))
+            .isInstanceOf(RecordTooLargeException.class)
+            .hasMessageContaining((4 + 10 * 12) + " bytes");
+        channel.writer().flush();
+        channel.reader().poll(reader, 100);
+        assertThat(reader.seen).containsExactly("R:s0", "R:s1", "R:s2", "R:s3", "R:s4");
+    }
+
+    @Test
     void aFullRingCallsBackPressureUntilTheConsumerFreesASlot()
     {
         final RingChannel channel = channel(4, 64, 2);
@@ -189,7 +218,7 @@ class RingChannelTest
             }
 
             @Override
-            public int encode(final String value, final org.agrona.MutableDirectBuffer buffer, final int offset)
+            public int encode(final String value, final io.ringflow.state.codec.CodecBuffer buffer, final int offset)
             {
                 if (value.equals("bad"))
                 {
@@ -199,7 +228,7 @@ class RingChannelTest
             }
 
             @Override
-            public String decode(final org.agrona.DirectBuffer buffer, final int offset, final int length)
+            public String decode(final io.ringflow.state.codec.CodecBuffer buffer, final int offset, final int length)
             {
                 return StringCodec.INSTANCE.decode(buffer, offset, length);
             }

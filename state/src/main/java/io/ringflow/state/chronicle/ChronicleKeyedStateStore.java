@@ -2,6 +2,7 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
@@ -25,7 +26,6 @@ import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
-import org.agrona.DirectBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -221,11 +221,15 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * @param keyGroups      the key groups this store's subtask owns.
      * @throws IllegalArgumentException when {@code maxEntrySize} cannot fit in a map of the configured size, or the
      *                                  directory cannot be used; the message names the option or the directory.
+     * @throws IllegalStateException    when the JVM was started without the flags Chronicle needs; the message names
+     *                                  them.
      */
     public ChronicleKeyedStateStore(
         final ChronicleStateConfig config, final CodecRegistry codecs, final int maxParallelism,
         final KeyGroupRange keyGroups)
     {
+        // before any Chronicle class is initialised: without the flags, the first one fails for good
+        ChronicleJvmAccess.check();
         if (maxParallelism < 1 || maxParallelism > KeyGroups.UPPER_BOUND_MAX_PARALLELISM)
         {
             throw new IllegalArgumentException("maxParallelism must be in [1, " +
@@ -558,7 +562,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * entry of the key; user keys are counted for {@link #entryCount()}.
      */
     private void restoreMapEntry(
-        final StateMap target, final EncodedBytes key, final DirectBuffer bytes, final int subKeyOffset,
+        final StateMap target, final EncodedBytes key, final CodecBuffer bytes, final int subKeyOffset,
         final int subKeyLength, final int valueOffset, final int valueLength, final EncodedBytes stored)
     {
         if (subKeyLength < 0)

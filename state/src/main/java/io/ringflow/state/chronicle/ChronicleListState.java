@@ -1,12 +1,12 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.ListState;
 import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.snapshot.ListCodec;
 import io.ringflow.state.snapshot.TtlValues;
 
-import java.nio.ByteOrder;
 import java.util.Collections;
 import java.util.List;
 
@@ -84,7 +84,7 @@ final class ChronicleListState<T> extends ChronicleCellState<List<T>> implements
         if (readStored(key, false) == null)
         {
             write.ensureCapacity(prefix + ListCodec.COUNT_LENGTH);
-            write.buffer().putInt(prefix, 0, ByteOrder.LITTLE_ENDIAN);
+            write.buffer().putInt(prefix, 0);
             length = prefix + ListCodec.COUNT_LENGTH;
         }
         else
@@ -96,19 +96,21 @@ final class ChronicleListState<T> extends ChronicleCellState<List<T>> implements
         {
             while (true)
             {
-                try
+                final CodecBuffer buffer = write.buffer();
+                buffer.clearOverflow();
+                final int appended = listCodec.appendElement(element, buffer, prefix, length - prefix);
+                if (!buffer.overflowed())
                 {
-                    length = prefix + listCodec.appendElement(element, write.buffer(), prefix, length - prefix);
+                    length = prefix + appended;
                     break;
                 }
-                catch (final IndexOutOfBoundsException tooSmall)
+                // the element did not fit: the list is unchanged, grow and append it again
+                buffer.clearOverflow();
+                if (write.capacity() >= maxEntrySize)
                 {
-                    if (write.capacity() >= maxEntrySize)
-                    {
-                        throw tooLarge("the list", -1, keyLength);
-                    }
-                    write.ensureCapacity((int)Math.min(maxEntrySize, 2L * write.capacity()));
+                    throw tooLarge("the list", -1, keyLength);
                 }
+                write.ensureCapacity((int)Math.min(maxEntrySize, 2L * write.capacity()));
             }
         }
         if (keyLength + length > maxEntrySize)

@@ -10,7 +10,9 @@ import java.util.Objects;
  * Keyed state as encoded bytes in off-heap Chronicle Maps (or memory-mapped files): state costs the garbage
  * collector nothing and may exceed the heap; snapshots are copy-on-write with a synchronous part independent of the
  * number of keys; incremental snapshots are supported. Hot keys of value states are served from a small on-heap
- * front. Needs the JVM flags listed in the README (Chronicle reaches into JDK internals). The default backend.
+ * front. Needs the JVM flags of the root pom's {@code ringflow.jvm.flags} (Chronicle reaches into JDK internals):
+ * creating a store in a JVM started without them fails with an {@link IllegalStateException} naming them. The default
+ * backend; {@link io.ringflow.state.heap.HeapStateBackend} needs no flag.
  */
 public final class ChronicleStateBackend implements StateBackend
 {

@@ -1,14 +1,15 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import net.openhft.chronicle.bytes.BytesStore;
-import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
  * A reusable slot holding one encoded key or value: the form in which keys and values enter and leave a Chronicle
- * Map. Codecs write into it through {@link #buffer()} (an Agrona view), Chronicle Map reads it through
+ * Map. Codecs write into it through {@link #buffer()} (a {@link CodecBuffer}), Chronicle Map reads it through
  * {@link EncodedBytesAccess} and fills it through {@link EncodedBytesReader} (a Chronicle view of the same array), so
  * a lookup copies bytes but creates no object.
  *
@@ -21,7 +22,8 @@ final class EncodedBytes
 {
     private byte[] array;
     private int length;
-    private final UnsafeBuffer buffer;
+    /** A fixed window over the whole array, moved to the new array when it grows. */
+    private final CodecBuffer buffer;
     private BytesStore<?, byte[]> store;
 
     /**
@@ -30,7 +32,7 @@ final class EncodedBytes
     EncodedBytes(final int capacity)
     {
         array = new byte[Math.max(8, capacity)];
-        buffer = new UnsafeBuffer(array);
+        buffer = CodecBuffer.wrap(array);
         store = BytesStore.wrap(array);
     }
 
@@ -58,8 +60,13 @@ final class EncodedBytes
         return array.length;
     }
 
-    /** @return an Agrona view of the whole backing array, for codecs. */
-    UnsafeBuffer buffer()
+    /**
+     * @return a fixed window over the whole backing array, for codecs and layouts; the same object for the slot's
+     *     life, moved to the new array when it grows. A write past its end is dropped and marks it
+     *     {@link CodecBuffer#overflowed() overflowed}: encode through {@link #encode}, which grows the array instead,
+     *     and write layouts only after {@link #ensureCapacity}.
+     */
+    CodecBuffer buffer()
     {
         return buffer;
     }
@@ -79,15 +86,14 @@ final class EncodedBytes
     {
         if (capacity > array.length)
         {
-            array = Arrays.copyOf(array, (int)Math.min(Integer.MAX_VALUE - 8, Math.max(capacity, 2L * array.length)));
-            buffer.wrap(array);
-            store = BytesStore.wrap(array);
+            grow((int)Math.min(Integer.MAX_VALUE - 8, Math.max(capacity, 2L * array.length)));
         }
     }
 
     /**
      * Encodes {@code value} at {@code offset}, growing the backing array (doubling, never beyond {@code limit} bytes)
-     * until the codec fits. The codec never writes past the array, so an oversized value is stopped at the limit.
+     * until the codec fits: each time the window overflows, it is grown and the value encoded again. Nothing is ever
+     * written past the array, so an oversized value is stopped at the limit.
      *
      * @param codec  the value's codec.
      * @param value  the value, non-null.
@@ -100,22 +106,27 @@ final class EncodedBytes
     {
         while (true)
         {
-            try
+            buffer.clearOverflow();
+            final int length = codec.encode(value, buffer, offset);
+            if (!buffer.overflowed())
             {
-                return codec.encode(value, buffer, offset);
+                return length;
             }
-            catch (final IndexOutOfBoundsException tooSmall)
+            buffer.clearOverflow();
+            if (array.length >= limit)
             {
-                if (array.length >= limit)
-                {
-                    return -1;
-                }
-                final int capacity = (int)Math.min(limit, 2L * array.length);
-                array = Arrays.copyOf(array, capacity);
-                buffer.wrap(array);
-                store = BytesStore.wrap(array);
+                return -1;
             }
+            grow((int)Math.min(limit, 2L * array.length));
         }
+    }
+
+    /** Moves to a copy of the array of {@code capacity} bytes, and the views with it. */
+    private void grow(final int capacity)
+    {
+        array = Arrays.copyOf(array, capacity);
+        buffer.rewrap(ByteBuffer.wrap(array), 0, capacity);
+        store = BytesStore.wrap(array);
     }
 
     /**

@@ -1,9 +1,9 @@
 package io.ringflow.state.chronicle;
 
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.snapshot.KeyedSnapshotFormat;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
-import org.agrona.ExpandableArrayBuffer;
 
 import java.io.IOException;
 
@@ -13,7 +13,7 @@ import java.io.IOException;
  * so there is nothing to sort.
  *
  * <pre>
- *   one entry in a key group's buffer (native byte order):
+ *   one entry in a key group's buffer (little-endian):
  *   +-------------+------------+-----------+----------------+---------------+--------------+-------------+
  *   | state index | key length | key bytes | sub-key length | sub-key bytes | value length | value bytes |
  *   | int         | int        | (codec's) | int, -1: none  | (codec's)     | int          | (codec's)   |
@@ -28,7 +28,8 @@ final class KeyGroupBuckets
     private static final int MAX_BUCKET = Integer.MAX_VALUE - 64;
 
     private final KeyGroupRange range;
-    private final ExpandableArrayBuffer[] buckets;
+    /** Growable buffers, one per key group of the range, created with its first entry. */
+    private final CodecBuffer[] buckets;
     private final int[] counts;
     private final int[] limits;
 
@@ -36,7 +37,7 @@ final class KeyGroupBuckets
     KeyGroupBuckets(final KeyGroupRange range)
     {
         this.range = range;
-        this.buckets = new ExpandableArrayBuffer[range.size()];
+        this.buckets = new CodecBuffer[range.size()];
         this.counts = new int[range.size()];
         this.limits = new int[range.size()];
     }
@@ -66,10 +67,10 @@ final class KeyGroupBuckets
                 "group");
         }
         final int slot = keyGroup - range.start();
-        ExpandableArrayBuffer bucket = buckets[slot];
+        CodecBuffer bucket = buckets[slot];
         if (bucket == null)
         {
-            bucket = new ExpandableArrayBuffer(256);
+            bucket = CodecBuffer.growable(256);
             buckets[slot] = bucket;
         }
         final int keyLength = storedKeyLength - StoredKeyLayout.KEY_OFFSET;
@@ -128,7 +129,7 @@ final class KeyGroupBuckets
             {
                 continue;
             }
-            final ExpandableArrayBuffer bucket = buckets[slot];
+            final CodecBuffer bucket = buckets[slot];
             writer.startKeyGroup(range.start() + slot, count);
             int position = 0;
             for (int e = 0; e < count; e++)

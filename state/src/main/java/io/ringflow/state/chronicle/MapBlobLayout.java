@@ -1,9 +1,6 @@
 package io.ringflow.state.chronicle;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import java.nio.ByteOrder;
+import io.ringflow.state.codec.CodecBuffer;
 
 /**
  * The layout of a map state's stored value in the Chronicle backend: every entry of one key, in one Chronicle Map
@@ -158,13 +155,13 @@ final class MapBlobLayout
      * @return where the entry after it starts.
      */
     static int putEntry(
-        final MutableDirectBuffer into, final int at, final byte[] userKey, final int userKeyOffset,
+        final CodecBuffer into, final int at, final byte[] userKey, final int userKeyOffset,
         final int userKeyLength, final byte[] value, final int valueOffset, final int valueLength)
     {
-        into.putInt(at, userKeyLength, ByteOrder.LITTLE_ENDIAN);
+        into.putInt(at, userKeyLength);
         into.putBytes(at + LENGTH_LENGTH, userKey, userKeyOffset, userKeyLength);
         final int valueLengthAt = at + LENGTH_LENGTH + userKeyLength;
-        into.putInt(valueLengthAt, valueLength, ByteOrder.LITTLE_ENDIAN);
+        into.putInt(valueLengthAt, valueLength);
         into.putBytes(valueLengthAt + LENGTH_LENGTH, value, valueOffset, valueLength);
         return valueLengthAt + LENGTH_LENGTH + valueLength;
     }
@@ -175,13 +172,13 @@ final class MapBlobLayout
      * @return where the entry after it starts.
      */
     static int putEntry(
-        final MutableDirectBuffer into, final int at, final DirectBuffer from, final int userKeyOffset,
+        final CodecBuffer into, final int at, final CodecBuffer from, final int userKeyOffset,
         final int userKeyLength, final int valueOffset, final int valueLength)
     {
-        into.putInt(at, userKeyLength, ByteOrder.LITTLE_ENDIAN);
+        into.putInt(at, userKeyLength);
         into.putBytes(at + LENGTH_LENGTH, from, userKeyOffset, userKeyLength);
         final int valueLengthAt = at + LENGTH_LENGTH + userKeyLength;
-        into.putInt(valueLengthAt, valueLength, ByteOrder.LITTLE_ENDIAN);
+        into.putInt(valueLengthAt, valueLength);
         into.putBytes(valueLengthAt + LENGTH_LENGTH, from, valueOffset, valueLength);
         return valueLengthAt + LENGTH_LENGTH + valueLength;
     }
@@ -190,9 +187,9 @@ final class MapBlobLayout
      * @param into  a stored value.
      * @param count its entry count.
      */
-    static void putCount(final MutableDirectBuffer into, final int count)
+    static void putCount(final CodecBuffer into, final int count)
     {
-        into.putInt(0, count, ByteOrder.LITTLE_ENDIAN);
+        into.putInt(0, count);
     }
 
     /** Reads a little-endian int from an array. */

@@ -1,11 +1,8 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroups;
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import java.nio.ByteOrder;
 
 /**
  * The layout of a key as stored in a state's Chronicle Map: the key's key group, then the key as its codec encodes
@@ -65,18 +62,18 @@ final class StoredKeyLayout
      * @param buffer   the stored key's bytes.
      * @param keyGroup the key group to write, in [0, 2^16).
      */
-    static void putKeyGroup(final MutableDirectBuffer buffer, final int keyGroup)
+    static void putKeyGroup(final CodecBuffer buffer, final int keyGroup)
     {
-        buffer.putShort(KEY_GROUP_OFFSET, (short)keyGroup, ByteOrder.LITTLE_ENDIAN);
+        buffer.putShort(KEY_GROUP_OFFSET, (short)keyGroup);
     }
 
     /**
      * @param buffer a stored key's bytes.
      * @return its key group.
      */
-    static int keyGroup(final DirectBuffer buffer)
+    static int keyGroup(final CodecBuffer buffer)
     {
-        return buffer.getShort(KEY_GROUP_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        return buffer.getShort(KEY_GROUP_OFFSET) & 0xFFFF;
     }
 
     /**

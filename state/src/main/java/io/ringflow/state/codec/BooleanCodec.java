@@ -1,8 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Codec for {@link Boolean} and {@code boolean}. Format: 1 byte, {@code 1} for true and {@code 0} for false; any
  * other byte is refused on decode as corrupt rather than read as true.
@@ -30,12 +27,12 @@ public final class BooleanCodec implements Codec<Boolean>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window with no room at {@code offset} is
+     * left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@code offset} is not below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final boolean value)
+    public static int write(final CodecBuffer buffer, final int offset, final boolean value)
     {
         buffer.putByte(offset, value ? TRUE : FALSE);
         return SIZE;
@@ -46,7 +43,7 @@ public final class BooleanCodec implements Codec<Boolean>, SelfDelimiting
      *
      * @throws IllegalArgumentException when the byte is neither 0 nor 1.
      */
-    public static boolean read(final DirectBuffer buffer, final int offset)
+    public static boolean read(final CodecBuffer buffer, final int offset)
     {
         final byte b = buffer.getByte(offset);
         if (b == TRUE)
@@ -68,7 +65,7 @@ public final class BooleanCodec implements Codec<Boolean>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Boolean value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Boolean value, final CodecBuffer buffer, final int offset)
     {
         return write(buffer, offset, value);
     }
@@ -77,7 +74,7 @@ public final class BooleanCodec implements Codec<Boolean>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE} or the byte is neither 0 nor 1.
      */
     @Override
-    public Boolean decode(final DirectBuffer buffer, final int offset, final int length)
+    public Boolean decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Boolean.class);
         return read(buffer, offset);
@@ -87,7 +84,7 @@ public final class BooleanCodec implements Codec<Boolean>, SelfDelimiting
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

@@ -1,16 +1,12 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 /**
  * Codec for {@code byte[]}. Format: a 4-byte little-endian {@code int} holding the array length, then the bytes.
  *
- * <p>Encoding allocates nothing and checks that the whole value fits before writing anything, so a value that does
- * not fit leaves the buffer untouched. Decoding allocates the returned array. The array is copied both ways: the
- * caller may reuse it after {@link #encode} and owns the one {@link #decode} returns.
+ * <p>Encoding allocates nothing and reserves room for the whole value before writing anything
+ * ({@link CodecBuffer#reserve}), so a value that does not fit a fixed window leaves it untouched (and marked
+ * overflowed), and a growable buffer grows once. Decoding allocates the returned array. The array is copied both
+ * ways: the caller may reuse it after {@link #encode} and owns the one {@link #decode} returns.
  *
  * <p>Stateless and thread-safe.
  */
@@ -37,12 +33,14 @@ public final class ByteArrayCodec implements Codec<byte[]>, SelfDelimiting
     }
 
     @Override
-    public int encode(final byte[] value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final byte[] value, final CodecBuffer buffer, final int offset)
     {
         final int length = value.length;
-        CodecSupport.checkFits(buffer, offset, (long)LENGTH_SIZE + length);
-        buffer.putInt(offset, length, ORDER);
-        buffer.putBytes(offset + LENGTH_SIZE, value);
+        if (buffer.reserve(offset, (long)LENGTH_SIZE + length))
+        {
+            buffer.putInt(offset, length);
+            buffer.putBytes(offset + LENGTH_SIZE, value, 0, length);
+        }
         return LENGTH_SIZE + length;
     }
 
@@ -50,26 +48,24 @@ public final class ByteArrayCodec implements Codec<byte[]>, SelfDelimiting
      * @throws IllegalArgumentException when the length prefix does not match {@code length}.
      */
     @Override
-    public byte[] decode(final DirectBuffer buffer, final int offset, final int length)
+    public byte[] decode(final CodecBuffer buffer, final int offset, final int length)
     {
-        final int byteCount = buffer.getInt(offset, ORDER);
+        final int byteCount = buffer.getInt(offset);
         if (byteCount < 0 || byteCount != length - LENGTH_SIZE)
         {
             throw new IllegalArgumentException(
                 "corrupt byte[]: length prefix " + byteCount + " does not match the " + length + " bytes to decode");
         }
-        final byte[] value = new byte[byteCount];
-        buffer.getBytes(offset + LENGTH_SIZE, value);
-        return value;
+        return buffer.toByteArray(offset + LENGTH_SIZE, byteCount);
     }
 
     /**
      * @return the length prefix plus 4, or a negative number when the prefix is negative.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
-        final int byteCount = buffer.getInt(offset, ORDER);
+        final int byteCount = buffer.getInt(offset);
         return byteCount < 0 ? -1 : LENGTH_SIZE + byteCount;
     }
 

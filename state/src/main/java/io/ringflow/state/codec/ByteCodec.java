@@ -1,8 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Codec for {@link Byte} and {@code byte}. Format: 1 byte, two's complement.
  *
@@ -26,12 +23,12 @@ public final class ByteCodec implements Codec<Byte>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window with no room at {@code offset} is
+     * left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@code offset} is not below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final byte value)
+    public static int write(final CodecBuffer buffer, final int offset, final byte value)
     {
         buffer.putByte(offset, value);
         return SIZE;
@@ -40,7 +37,7 @@ public final class ByteCodec implements Codec<Byte>, SelfDelimiting
     /**
      * Reads a value written by {@link #write} or {@link #encode} without boxing.
      */
-    public static byte read(final DirectBuffer buffer, final int offset)
+    public static byte read(final CodecBuffer buffer, final int offset)
     {
         return buffer.getByte(offset);
     }
@@ -52,7 +49,7 @@ public final class ByteCodec implements Codec<Byte>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Byte value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Byte value, final CodecBuffer buffer, final int offset)
     {
         buffer.putByte(offset, value);
         return SIZE;
@@ -62,7 +59,7 @@ public final class ByteCodec implements Codec<Byte>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
      */
     @Override
-    public Byte decode(final DirectBuffer buffer, final int offset, final int length)
+    public Byte decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Byte.class);
         return buffer.getByte(offset);
@@ -72,7 +69,7 @@ public final class ByteCodec implements Codec<Byte>, SelfDelimiting
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

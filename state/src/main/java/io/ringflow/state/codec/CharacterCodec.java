@@ -1,10 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 /**
  * Codec for {@link Character} and {@code char}. Format: 2 bytes, the UTF-16 code unit little-endian.
  *
@@ -28,23 +23,23 @@ public final class CharacterCodec implements Codec<Character>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window too small for {@link #SIZE} bytes
+     * at {@code offset} is left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@link #SIZE} bytes do not fit below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final char value)
+    public static int write(final CodecBuffer buffer, final int offset, final char value)
     {
-        buffer.putChar(offset, value, ORDER);
+        buffer.putChar(offset, value);
         return SIZE;
     }
 
     /**
      * Reads a value written by {@link #write} or {@link #encode} without boxing.
      */
-    public static char read(final DirectBuffer buffer, final int offset)
+    public static char read(final CodecBuffer buffer, final int offset)
     {
-        return buffer.getChar(offset, ORDER);
+        return buffer.getChar(offset);
     }
 
     @Override
@@ -54,9 +49,9 @@ public final class CharacterCodec implements Codec<Character>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Character value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Character value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putChar(offset, value, ORDER);
+        buffer.putChar(offset, value);
         return SIZE;
     }
 
@@ -64,17 +59,17 @@ public final class CharacterCodec implements Codec<Character>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
      */
     @Override
-    public Character decode(final DirectBuffer buffer, final int offset, final int length)
+    public Character decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Character.class);
-        return buffer.getChar(offset, ORDER);
+        return buffer.getChar(offset);
     }
 
     /**
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

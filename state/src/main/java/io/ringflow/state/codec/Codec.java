@@ -1,18 +1,24 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Turns values of one type into bytes and back. Codecs are how records cross a ring channel (written straight into
  * an off-heap slot) and how state is written into snapshots; Java serialization is never used.
  *
  * <p>Contract:
  * <ul>
- *   <li>{@link #encode} writes at {@code offset} and returns the number of bytes written. It must not write at or past
- *   {@code buffer.capacity()}: when the value does not fit it throws {@link IndexOutOfBoundsException} (Agrona's bounds
- *   checks do this for you) and the caller reports the value as too large. It must never write a truncated value.</li>
- *   <li>{@link #decode} reads exactly the {@code length} bytes that {@code encode} wrote.</li>
+ *   <li>{@link #encode} writes at {@code offset} as if room were unlimited and returns the number of bytes it wrote.
+ *   It does not check for room itself: a {@link CodecBuffer} never writes at or past its capacity. When the value
+ *   does not fit a fixed window (a ring slot), the window drops the writes that would go past its end and marks
+ *   itself {@link CodecBuffer#overflowed() overflowed}; a {@link CodecBuffer#growable growable} buffer grows
+ *   instead. "Does not fit" is never an exception.</li>
+ *   <li>Whoever hands a codec a fixed window checks {@link CodecBuffer#overflowed()} after every {@code encode} (with
+ *   the mark cleared before it) and treats the value as not fitting when it is set: the bytes in the window are then
+ *   not a value, and the returned count is meaningless (a codec that knows its size may stop before writing
+ *   anything). A codec must never write a truncated value on its own (cut a string to the room left, say): the
+ *   overflow mark is the only way "did not fit" is told, so a window that did not overflow holds the whole value,
+ *   and a caller can never mistake a truncated value for a complete one.</li>
+ *   <li>{@link #decode} reads exactly the {@code length} bytes that {@code encode} wrote; reading past the buffer
+ *   (corrupt input) throws {@link IndexOutOfBoundsException}.</li>
  *   <li>Codecs are stateless or thread-confined: one instance may be used by several threads at once.</li>
  *   <li>Encoding must not allocate in steady state; decoding allocates only the value it returns.</li>
  * </ul>
@@ -48,15 +54,15 @@ public interface Codec<T>
     }
 
     /**
-     * Writes {@code value} into {@code buffer} at {@code offset}.
+     * Writes {@code value} into {@code buffer} at {@code offset}, as if room were unlimited.
      *
      * @param value  the value, never null.
-     * @param buffer the destination; its capacity is the hard limit.
+     * @param buffer the destination; a fixed window drops writes past its capacity and marks itself
+     *               {@link CodecBuffer#overflowed() overflowed}, which the caller checks.
      * @param offset where to start writing.
-     * @return the number of bytes written.
-     * @throws IndexOutOfBoundsException when the encoded value does not fit below {@code buffer.capacity()}.
+     * @return the number of bytes written; meaningful only when the buffer did not overflow.
      */
-    int encode(T value, MutableDirectBuffer buffer, int offset);
+    int encode(T value, CodecBuffer buffer, int offset);
 
     /**
      * Reads a value written by {@link #encode}.
@@ -66,5 +72,5 @@ public interface Codec<T>
      * @param length how many bytes {@link #encode} wrote.
      * @return the decoded value.
      */
-    T decode(DirectBuffer buffer, int offset, int length);
+    T decode(CodecBuffer buffer, int offset, int length);
 }

@@ -153,6 +153,31 @@ public final class CodecBuffer
         overflowed = false;
     }
 
+    /**
+     * Makes sure {@code length} bytes at {@code index} can be written, before a write of several parts: a growable
+     * buffer grows to hold them; a fixed window that cannot is marked {@link #overflowed()}. Writes nothing. Lets a
+     * codec that knows its size refuse a value that does not fit without writing any of it, and grow a growable
+     * buffer once instead of once per doubling.
+     *
+     * @param index  where the bytes would start.
+     * @param length how many; a {@code long}, as a string's UTF-8 length can exceed {@code Integer.MAX_VALUE}.
+     * @return whether they fit (now); when false, the buffer is marked overflowed.
+     * @throws IndexOutOfBoundsException when {@code index} or {@code length} is negative.
+     */
+    public boolean reserve(final int index, final long length)
+    {
+        if (length < 0 || length > Integer.MAX_VALUE)
+        {
+            if (length < 0 || index < 0)
+            {
+                throw new IndexOutOfBoundsException("reserve of " + length + " bytes at index " + index);
+            }
+            overflowed = true;
+            return false;
+        }
+        return fits(index, (int)length);
+    }
+
     // ------------------------------------------------------------------------------------------------ writes
 
     /** @param index where. @param value the byte. */

@@ -1,44 +1,13 @@
 package io.ringflow.state.codec;
 
-import org.agrona.MutableDirectBuffer;
-
-import java.nio.ByteOrder;
-
 /**
  * Helpers shared by the built-in codecs. Stateless; nothing here allocates except on the failure paths, which build
  * exception messages.
  */
 final class CodecSupport
 {
-    /**
-     * Byte order of every multi-byte value the built-in codecs write. Fixed rather than native so that snapshots
-     * move between machines; on little-endian hardware (x86-64, AArch64) it costs nothing.
-     */
-    static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
-
     private CodecSupport()
     {
-    }
-
-    /**
-     * Refuses a write of {@code length} bytes at {@code offset} that would reach {@code buffer.capacity()}, before
-     * anything is written. Expandable buffers are let through (they grow on write) unless the length could never fit
-     * in a buffer.
-     *
-     * @throws IndexOutOfBoundsException when the bytes do not fit.
-     */
-    static void checkFits(final MutableDirectBuffer buffer, final int offset, final long length)
-    {
-        final int capacity = buffer.capacity();
-        if (offset < 0 || offset + length > capacity)
-        {
-            if (offset >= 0 && buffer.isExpandable() && offset + length <= Integer.MAX_VALUE)
-            {
-                return;
-            }
-            throw new IndexOutOfBoundsException(
-                "value needs " + length + " bytes at offset " + offset + " but buffer capacity is " + capacity);
-        }
     }
 
     /**

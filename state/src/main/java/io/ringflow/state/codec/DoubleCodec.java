@@ -1,10 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 /**
  * Codec for {@link Double} and {@code double}. Format: 8 bytes, the IEEE 754 bit pattern
  * ({@link Double#doubleToRawLongBits}) little-endian, so every NaN payload and the sign of zero survive the round
@@ -30,23 +25,23 @@ public final class DoubleCodec implements Codec<Double>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window too small for {@link #SIZE} bytes
+     * at {@code offset} is left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@link #SIZE} bytes do not fit below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final double value)
+    public static int write(final CodecBuffer buffer, final int offset, final double value)
     {
-        buffer.putDouble(offset, value, ORDER);
+        buffer.putDouble(offset, value);
         return SIZE;
     }
 
     /**
      * Reads a value written by {@link #write} or {@link #encode} without boxing.
      */
-    public static double read(final DirectBuffer buffer, final int offset)
+    public static double read(final CodecBuffer buffer, final int offset)
     {
-        return buffer.getDouble(offset, ORDER);
+        return buffer.getDouble(offset);
     }
 
     @Override
@@ -56,9 +51,9 @@ public final class DoubleCodec implements Codec<Double>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Double value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Double value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putDouble(offset, value, ORDER);
+        buffer.putDouble(offset, value);
         return SIZE;
     }
 
@@ -66,17 +61,17 @@ public final class DoubleCodec implements Codec<Double>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
      */
     @Override
-    public Double decode(final DirectBuffer buffer, final int offset, final int length)
+    public Double decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Double.class);
-        return buffer.getDouble(offset, ORDER);
+        return buffer.getDouble(offset);
     }
 
     /**
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

@@ -1,11 +1,6 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 import java.util.Objects;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for one enum type. Format: the constant's {@link Enum#ordinal() ordinal} as a 4-byte little-endian
@@ -59,9 +54,9 @@ public final class EnumCodec<E extends Enum<E>> implements Codec<E>, SelfDelimit
     }
 
     @Override
-    public int encode(final E value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final E value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putInt(offset, value.ordinal(), ORDER);
+        buffer.putInt(offset, value.ordinal());
         return SIZE;
     }
 
@@ -70,10 +65,10 @@ public final class EnumCodec<E extends Enum<E>> implements Codec<E>, SelfDelimit
      *                                  this enum type.
      */
     @Override
-    public E decode(final DirectBuffer buffer, final int offset, final int length)
+    public E decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, type);
-        final int ordinal = buffer.getInt(offset, ORDER);
+        final int ordinal = buffer.getInt(offset);
         if (ordinal < 0 || ordinal >= constants.length)
         {
             throw new IllegalArgumentException(
@@ -87,7 +82,7 @@ public final class EnumCodec<E extends Enum<E>> implements Codec<E>, SelfDelimit
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

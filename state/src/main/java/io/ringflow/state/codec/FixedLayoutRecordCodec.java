@@ -1,14 +1,10 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.nio.ByteOrder;
 import java.util.List;
 
 /**
@@ -21,7 +17,6 @@ import java.util.List;
  */
 final class FixedLayoutRecordCodec
 {
-    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     private static final byte[] TEMPLATE = templateBytes();
     private static final MethodHandle PLUS;
@@ -73,7 +68,7 @@ final class FixedLayoutRecordCodec
             size += width;
         }
 
-        // encoder: (MutableDirectBuffer, int, Object) void, the components written in order
+        // encoder: (CodecBuffer, int, Object) void, the components written in order
         MethodHandle encoder = null;
         for (int i = n - 1; i >= 0; i--)
         {
@@ -86,12 +81,12 @@ final class FixedLayoutRecordCodec
         if (encoder == null)
         {
             encoder = MethodHandles.empty(
-                MethodType.methodType(void.class, MutableDirectBuffer.class, int.class, Object.class));
+                MethodType.methodType(void.class, CodecBuffer.class, int.class, Object.class));
         }
         encoder = MethodHandles.permuteArguments(encoder,
-            MethodType.methodType(void.class, Object.class, MutableDirectBuffer.class, int.class), 1, 2, 0);
+            MethodType.methodType(void.class, Object.class, CodecBuffer.class, int.class), 1, 2, 0);
 
-        // decoder: (DirectBuffer, int) Object, the constructor fed by one reader per component
+        // decoder: (CodecBuffer, int) Object, the constructor fed by one reader per component
         MethodHandle decoder = constructor.asType(constructor.type().changeReturnType(Object.class));
         for (int i = n - 1; i >= 0; i--)
         {
@@ -105,8 +100,8 @@ final class FixedLayoutRecordCodec
             reorder[2 * i] = 0;
             reorder[2 * i + 1] = 1;
         }
-        final MethodType decoderType = MethodType.methodType(Object.class, DirectBuffer.class, int.class);
-        decoder = n == 0 ? MethodHandles.dropArguments(decoder, 0, DirectBuffer.class, int.class) :
+        final MethodType decoderType = MethodType.methodType(Object.class, CodecBuffer.class, int.class);
+        decoder = n == 0 ? MethodHandles.dropArguments(decoder, 0, CodecBuffer.class, int.class) :
             MethodHandles.permuteArguments(decoder, decoderType, reorder);
 
         final MethodHandles.Lookup spun = LOOKUP.defineHiddenClassWithClassData(
@@ -155,12 +150,12 @@ final class FixedLayoutRecordCodec
         return offset + delta;
     }
 
-    static void putBoolean(final MutableDirectBuffer buffer, final int index, final boolean value)
+    static void putBoolean(final CodecBuffer buffer, final int index, final boolean value)
     {
         buffer.putByte(index, value ? (byte)1 : (byte)0);
     }
 
-    static boolean getBoolean(final DirectBuffer buffer, final int index)
+    static boolean getBoolean(final CodecBuffer buffer, final int index)
     {
         final byte b = buffer.getByte(index);
         if (b != 0 && b != 1)
@@ -175,16 +170,10 @@ final class FixedLayoutRecordCodec
         if (type == boolean.class)
         {
             return LOOKUP.findStatic(FixedLayoutRecordCodec.class, "putBoolean",
-                MethodType.methodType(void.class, MutableDirectBuffer.class, int.class, boolean.class));
+                MethodType.methodType(void.class, CodecBuffer.class, int.class, boolean.class));
         }
-        if (type == byte.class)
-        {
-            return LOOKUP.findVirtual(MutableDirectBuffer.class, "putByte",
-                MethodType.methodType(void.class, int.class, byte.class));
-        }
-        final MethodHandle put = LOOKUP.findVirtual(MutableDirectBuffer.class, "put" + capitalized(type),
-            MethodType.methodType(void.class, int.class, type, ByteOrder.class));
-        return MethodHandles.insertArguments(put, 3, ORDER);
+        return LOOKUP.findVirtual(CodecBuffer.class, "put" + capitalized(type),
+            MethodType.methodType(void.class, int.class, type));
     }
 
     private static MethodHandle reader(final Class<?> type) throws ReflectiveOperationException
@@ -192,15 +181,9 @@ final class FixedLayoutRecordCodec
         if (type == boolean.class)
         {
             return LOOKUP.findStatic(FixedLayoutRecordCodec.class, "getBoolean",
-                MethodType.methodType(boolean.class, DirectBuffer.class, int.class));
+                MethodType.methodType(boolean.class, CodecBuffer.class, int.class));
         }
-        if (type == byte.class)
-        {
-            return LOOKUP.findVirtual(DirectBuffer.class, "getByte", MethodType.methodType(byte.class, int.class));
-        }
-        final MethodHandle get = LOOKUP.findVirtual(DirectBuffer.class, "get" + capitalized(type),
-            MethodType.methodType(type, int.class, ByteOrder.class));
-        return MethodHandles.insertArguments(get, 2, ORDER);
+        return LOOKUP.findVirtual(CodecBuffer.class, "get" + capitalized(type), MethodType.methodType(type, int.class));
     }
 
     private static String capitalized(final Class<?> primitive)

@@ -1,8 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 import java.lang.constant.ConstantDescs;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -13,8 +10,8 @@ import java.lang.invoke.MethodHandles;
  * final fields of a hidden class are constants to the JIT, so each spun codec compiles to straight-line field reads
  * and stores, as if written by hand for its record.
  *
- * <p>Class data, by index: 0 the encoder {@code (Object record, MutableDirectBuffer, int offset) void}, 1 the
- * decoder {@code (DirectBuffer, int offset) Object}, 2 the encoded size (Integer), 3 the record class.
+ * <p>Class data, by index: 0 the encoder {@code (Object record, CodecBuffer, int offset) void}, 1 the
+ * decoder {@code (CodecBuffer, int offset) Object}, 2 the encoded size (Integer), 3 the record class.
  */
 final class FixedLayoutTemplate implements Codec<Object>
 {
@@ -48,11 +45,12 @@ final class FixedLayoutTemplate implements Codec<Object>
     }
 
     @Override
-    public int encode(final Object value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Object value, final CodecBuffer buffer, final int offset)
     {
-        if (offset < 0 || offset + (long)SIZE > buffer.capacity())
+        if (!buffer.reserve(offset, SIZE))
         {
-            CodecSupport.checkFits(buffer, offset, SIZE);
+            // a fixed window too small: nothing written, the window marked overflowed
+            return SIZE;
         }
         try
         {
@@ -70,7 +68,7 @@ final class FixedLayoutTemplate implements Codec<Object>
     }
 
     @Override
-    public Object decode(final DirectBuffer buffer, final int offset, final int length)
+    public Object decode(final CodecBuffer buffer, final int offset, final int length)
     {
         if (length != SIZE)
         {

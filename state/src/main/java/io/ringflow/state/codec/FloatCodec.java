@@ -1,10 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 /**
  * Codec for {@link Float} and {@code float}. Format: 4 bytes, the IEEE 754 bit pattern
  * ({@link Float#floatToRawIntBits}) little-endian, so every NaN payload and the sign of zero survive the round
@@ -30,23 +25,23 @@ public final class FloatCodec implements Codec<Float>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window too small for {@link #SIZE} bytes
+     * at {@code offset} is left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@link #SIZE} bytes do not fit below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final float value)
+    public static int write(final CodecBuffer buffer, final int offset, final float value)
     {
-        buffer.putFloat(offset, value, ORDER);
+        buffer.putFloat(offset, value);
         return SIZE;
     }
 
     /**
      * Reads a value written by {@link #write} or {@link #encode} without boxing.
      */
-    public static float read(final DirectBuffer buffer, final int offset)
+    public static float read(final CodecBuffer buffer, final int offset)
     {
-        return buffer.getFloat(offset, ORDER);
+        return buffer.getFloat(offset);
     }
 
     @Override
@@ -56,9 +51,9 @@ public final class FloatCodec implements Codec<Float>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Float value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Float value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putFloat(offset, value, ORDER);
+        buffer.putFloat(offset, value);
         return SIZE;
     }
 
@@ -66,17 +61,17 @@ public final class FloatCodec implements Codec<Float>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
      */
     @Override
-    public Float decode(final DirectBuffer buffer, final int offset, final int length)
+    public Float decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Float.class);
-        return buffer.getFloat(offset, ORDER);
+        return buffer.getFloat(offset);
     }
 
     /**
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

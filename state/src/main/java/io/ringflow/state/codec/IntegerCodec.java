@@ -1,10 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 /**
  * Codec for {@link Integer} and {@code int}. Format: 4 bytes, little-endian two's complement.
  *
@@ -28,23 +23,23 @@ public final class IntegerCodec implements Codec<Integer>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window too small for {@link #SIZE} bytes
+     * at {@code offset} is left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@link #SIZE} bytes do not fit below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final int value)
+    public static int write(final CodecBuffer buffer, final int offset, final int value)
     {
-        buffer.putInt(offset, value, ORDER);
+        buffer.putInt(offset, value);
         return SIZE;
     }
 
     /**
      * Reads a value written by {@link #write} or {@link #encode} without boxing.
      */
-    public static int read(final DirectBuffer buffer, final int offset)
+    public static int read(final CodecBuffer buffer, final int offset)
     {
-        return buffer.getInt(offset, ORDER);
+        return buffer.getInt(offset);
     }
 
     @Override
@@ -54,9 +49,9 @@ public final class IntegerCodec implements Codec<Integer>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Integer value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Integer value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putInt(offset, value, ORDER);
+        buffer.putInt(offset, value);
         return SIZE;
     }
 
@@ -64,17 +59,17 @@ public final class IntegerCodec implements Codec<Integer>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
      */
     @Override
-    public Integer decode(final DirectBuffer buffer, final int offset, final int length)
+    public Integer decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Integer.class);
-        return buffer.getInt(offset, ORDER);
+        return buffer.getInt(offset);
     }
 
     /**
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

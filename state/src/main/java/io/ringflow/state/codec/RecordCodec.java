@@ -1,8 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.RecordComponent;
@@ -13,8 +10,6 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
 
 /**
  * Codec for a Java record, derived once from the record class: its components are read through generated accessors
@@ -43,10 +38,10 @@ import static io.ringflow.state.codec.CodecSupport.ORDER;
  * the component codecs return.
  *
  * <p>Bounds: nothing is ever written at or past {@code buffer.capacity()}. A record that cannot fit even its
- * fixed-size part (primitives and presence bytes) is refused before anything is written; one whose variable-size
- * components (strings, arrays, nested records) do not fit throws {@link IndexOutOfBoundsException} part way, leaving
- * the bytes between {@code offset} and the capacity undefined. So when every component is primitive, nothing is
- * written on failure.
+ * fixed-size part (primitives and presence bytes) is refused before anything is written (the fixed window is marked
+ * {@link CodecBuffer#overflowed() overflowed}); one whose variable-size components (strings, arrays, nested records)
+ * do not fit is written as far as it fits, marking the window overflowed and leaving the bytes between
+ * {@code offset} and the capacity undefined. So when every component is primitive, nothing is written on failure.
  *
  * <p>Thread-safety: immutable once derived; one instance may encode and decode on many threads at once.
  *
@@ -141,11 +136,12 @@ public final class RecordCodec<T extends Record> implements Codec<T>
     }
 
     @Override
-    public int encode(final T value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final T value, final CodecBuffer buffer, final int offset)
     {
-        if (offset < 0 || offset + (long)minimumSize > buffer.capacity())
+        if (!buffer.reserve(offset, minimumSize))
         {
-            CodecSupport.checkFits(buffer, offset, minimumSize);
+            // a fixed window too small even for the fixed-size part: nothing written, the window marked overflowed
+            return minimumSize;
         }
         return encodeComponents(value, buffer, offset) - offset;
     }
@@ -155,7 +151,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
      *                                  constructor refuses the decoded components.
      */
     @Override
-    public T decode(final DirectBuffer buffer, final int offset, final int length)
+    public T decode(final CodecBuffer buffer, final int offset, final int length)
     {
         final int limit = offset + length;
         final Object[] values = new Object[components.length];
@@ -330,7 +326,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         return generatedReaders == components.length;
     }
 
-    int encodeComponents(final Object record, final MutableDirectBuffer buffer, final int offset)
+    int encodeComponents(final Object record, final CodecBuffer buffer, final int offset)
     {
         int position = offset;
         for (final Component component : components)
@@ -340,7 +336,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         return position;
     }
 
-    int decodeComponents(final DirectBuffer buffer, final int offset, final int limit, final Object[] values)
+    int decodeComponents(final CodecBuffer buffer, final int offset, final int limit, final Object[] values)
     {
         final Component[] components = this.components;
         int position = offset;
@@ -402,14 +398,14 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         /**
          * @return the position after the bytes written.
          */
-        abstract int encode(Object record, MutableDirectBuffer buffer, int position);
+        abstract int encode(Object record, CodecBuffer buffer, int position);
 
         /**
          * Stores the decoded value in {@code values[index]}, boxed when primitive.
          *
          * @return the position after the bytes read.
          */
-        abstract int decode(DirectBuffer buffer, int position, int limit, Object[] values, int index);
+        abstract int decode(CodecBuffer buffer, int position, int limit, Object[] values, int index);
     }
 
     /** A primitive component written in its built-in fixed-width format. */
@@ -432,17 +428,17 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
-            buffer.putLong(position, reader.applyAsLong(record), ORDER);
+            buffer.putLong(position, reader.applyAsLong(record));
             return position + Long.BYTES;
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            values[index] = buffer.getLong(position, ORDER);
+            values[index] = buffer.getLong(position);
             return position + Long.BYTES;
         }
     }
@@ -458,17 +454,17 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
-            buffer.putInt(position, reader.applyAsInt(record), ORDER);
+            buffer.putInt(position, reader.applyAsInt(record));
             return position + Integer.BYTES;
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            values[index] = buffer.getInt(position, ORDER);
+            values[index] = buffer.getInt(position);
             return position + Integer.BYTES;
         }
     }
@@ -484,17 +480,17 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
-            buffer.putShort(position, (short)reader.applyAsInt(record), ORDER);
+            buffer.putShort(position, (short)reader.applyAsInt(record));
             return position + Short.BYTES;
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            values[index] = buffer.getShort(position, ORDER);
+            values[index] = buffer.getShort(position);
             return position + Short.BYTES;
         }
     }
@@ -510,7 +506,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
             buffer.putByte(position, (byte)reader.applyAsInt(record));
             return position + Byte.BYTES;
@@ -518,7 +514,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
             values[index] = buffer.getByte(position);
             return position + Byte.BYTES;
@@ -536,17 +532,17 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
-            buffer.putChar(position, (char)reader.applyAsInt(record), ORDER);
+            buffer.putChar(position, (char)reader.applyAsInt(record));
             return position + Character.BYTES;
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            values[index] = buffer.getChar(position, ORDER);
+            values[index] = buffer.getChar(position);
             return position + Character.BYTES;
         }
     }
@@ -562,14 +558,14 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
             return position + BooleanCodec.write(buffer, position, reader.test(record));
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
             values[index] = BooleanCodec.read(buffer, position);
             return position + BooleanCodec.SIZE;
@@ -587,17 +583,17 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
-            buffer.putDouble(position, reader.applyAsDouble(record), ORDER);
+            buffer.putDouble(position, reader.applyAsDouble(record));
             return position + Double.BYTES;
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            values[index] = buffer.getDouble(position, ORDER);
+            values[index] = buffer.getDouble(position);
             return position + Double.BYTES;
         }
     }
@@ -613,17 +609,17 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        int encode(final Object record, final CodecBuffer buffer, final int position)
         {
-            buffer.putFloat(position, reader.applyAsFloat(record), ORDER);
+            buffer.putFloat(position, reader.applyAsFloat(record));
             return position + Float.BYTES;
         }
 
         @Override
         int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            values[index] = buffer.getFloat(position, ORDER);
+            values[index] = buffer.getFloat(position);
             return position + Float.BYTES;
         }
     }
@@ -649,7 +645,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        final int encode(final Object record, final MutableDirectBuffer buffer, final int position)
+        final int encode(final Object record, final CodecBuffer buffer, final int position)
         {
             final Object value = reader.apply(record);
             if (!nullable)
@@ -667,7 +663,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
 
         @Override
         final int decode(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
             if (!nullable)
             {
@@ -686,9 +682,9 @@ public final class RecordCodec<T extends Record> implements Codec<T>
             return decodeValue(buffer, position + 1, limit, values, index);
         }
 
-        abstract int encodeValue(Object value, MutableDirectBuffer buffer, int position);
+        abstract int encodeValue(Object value, CodecBuffer buffer, int position);
 
-        abstract int decodeValue(DirectBuffer buffer, int position, int limit, Object[] values, int index);
+        abstract int decodeValue(CodecBuffer buffer, int position, int limit, Object[] values, int index);
     }
 
     /**
@@ -713,14 +709,14 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encodeValue(final Object value, final MutableDirectBuffer buffer, final int position)
+        int encodeValue(final Object value, final CodecBuffer buffer, final int position)
         {
             return position + codec.encode(value, buffer, position);
         }
 
         @Override
         int decodeValue(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
             final int length = framing.encodedLength(buffer, position);
             if (length < 0 || length > limit - position)
@@ -751,14 +747,14 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encodeValue(final Object value, final MutableDirectBuffer buffer, final int position)
+        int encodeValue(final Object value, final CodecBuffer buffer, final int position)
         {
             return nested.encodeComponents(value, buffer, position);
         }
 
         @Override
         int decodeValue(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
             final Object[] nestedValues = new Object[nested.arity()];
             final int end = nested.decodeComponents(buffer, position, limit, nestedValues);
@@ -783,7 +779,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         }
 
         @Override
-        int encodeValue(final Object value, final MutableDirectBuffer buffer, final int position)
+        int encodeValue(final Object value, final CodecBuffer buffer, final int position)
         {
             final int length = codec.encode(value, buffer, position + LENGTH_SIZE);
             if (length < 0)
@@ -791,15 +787,15 @@ public final class RecordCodec<T extends Record> implements Codec<T>
                 throw new IllegalStateException(codec + " returned a negative length " + length + " for component '" +
                     name + "' of " + type.getName());
             }
-            buffer.putInt(position, length, ORDER);
+            buffer.putInt(position, length);
             return position + LENGTH_SIZE + length;
         }
 
         @Override
         int decodeValue(
-            final DirectBuffer buffer, final int position, final int limit, final Object[] values, final int index)
+            final CodecBuffer buffer, final int position, final int limit, final Object[] values, final int index)
         {
-            final int length = buffer.getInt(position, ORDER);
+            final int length = buffer.getInt(position);
             final int start = position + LENGTH_SIZE;
             if (length < 0 || length > limit - start)
             {

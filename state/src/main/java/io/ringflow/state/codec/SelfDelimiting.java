@@ -1,7 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-
 /**
  * Implemented by built-in codecs whose encoding carries its own length, so that {@link RecordCodec} can place them
  * inside a record without a length prefix. Package-private on purpose: a codec from outside this package is always
@@ -15,5 +13,5 @@ interface SelfDelimiting
      * @return how many bytes the value occupies, read without decoding it and without allocating. A negative result
      * means the bytes are not a valid encoding.
      */
-    int encodedLength(DirectBuffer buffer, int offset);
+    int encodedLength(CodecBuffer buffer, int offset);
 }

@@ -1,10 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
-
 /**
  * Codec for {@link Short} and {@code short}. Format: 2 bytes, little-endian two's complement.
  *
@@ -28,23 +23,23 @@ public final class ShortCodec implements Codec<Short>, SelfDelimiting
     }
 
     /**
-     * Writes {@code value} in this codec's format without boxing.
+     * Writes {@code value} in this codec's format without boxing. A fixed window too small for {@link #SIZE} bytes
+     * at {@code offset} is left unwritten and marked {@link CodecBuffer#overflowed() overflowed}.
      *
      * @return {@link #SIZE}.
-     * @throws IndexOutOfBoundsException when {@link #SIZE} bytes do not fit below the buffer's capacity.
      */
-    public static int write(final MutableDirectBuffer buffer, final int offset, final short value)
+    public static int write(final CodecBuffer buffer, final int offset, final short value)
     {
-        buffer.putShort(offset, value, ORDER);
+        buffer.putShort(offset, value);
         return SIZE;
     }
 
     /**
      * Reads a value written by {@link #write} or {@link #encode} without boxing.
      */
-    public static short read(final DirectBuffer buffer, final int offset)
+    public static short read(final CodecBuffer buffer, final int offset)
     {
-        return buffer.getShort(offset, ORDER);
+        return buffer.getShort(offset);
     }
 
     @Override
@@ -54,9 +49,9 @@ public final class ShortCodec implements Codec<Short>, SelfDelimiting
     }
 
     @Override
-    public int encode(final Short value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final Short value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putShort(offset, value, ORDER);
+        buffer.putShort(offset, value);
         return SIZE;
     }
 
@@ -64,17 +59,17 @@ public final class ShortCodec implements Codec<Short>, SelfDelimiting
      * @throws IllegalArgumentException when {@code length} is not {@link #SIZE}.
      */
     @Override
-    public Short decode(final DirectBuffer buffer, final int offset, final int length)
+    public Short decode(final CodecBuffer buffer, final int offset, final int length)
     {
         CodecSupport.checkLength(length, SIZE, Short.class);
-        return buffer.getShort(offset, ORDER);
+        return buffer.getShort(offset);
     }
 
     /**
      * @return {@link #SIZE}, whatever the bytes.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
         return SIZE;
     }

@@ -1,9 +1,6 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import static io.ringflow.state.codec.CodecSupport.ORDER;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Codec for {@link String}. Format: a 4-byte little-endian {@code int} holding the number of payload bytes, then the
@@ -11,9 +8,10 @@ import static io.ringflow.state.codec.CodecSupport.ORDER;
  * {@code '?'}, exactly as {@code value.getBytes(StandardCharsets.UTF_8)} would.
  *
  * <p>Encoding allocates nothing: characters are converted to UTF-8 straight into the buffer. It never writes a
- * partial value: when the encoded string may not fit, its exact size is measured first and
- * {@link IndexOutOfBoundsException} is thrown before any byte is written. When even the worst case (3 bytes per
- * {@code char}) fits, the string is encoded in a single pass. Decoding allocates the payload bytes and the string.
+ * partial value: when the encoded string may not fit, its exact size is measured first and room for it reserved
+ * ({@link CodecBuffer#reserve}); a fixed window too small is then left untouched and marked overflowed, a growable
+ * buffer grows once. When even the worst case (3 bytes per {@code char}) fits, the string is encoded in a single
+ * pass. Decoding allocates the payload bytes and the string.
  *
  * <p>Stateless and thread-safe.
  */
@@ -60,17 +58,21 @@ public final class StringCodec implements Codec<String>, SelfDelimiting
     }
 
     @Override
-    public int encode(final String value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final String value, final CodecBuffer buffer, final int offset)
     {
         final int chars = value.length();
         final int start = offset + LENGTH_SIZE;
         if (offset < 0 || start + (long)MAX_BYTES_PER_CHAR * chars > buffer.capacity())
         {
-            CodecSupport.checkFits(buffer, offset, encodedSize(value));
+            final long size = encodedSize(value);
+            if (!buffer.reserve(offset, size))
+            {
+                return (int)Math.min(Integer.MAX_VALUE, size);
+            }
         }
 
         final int end = writeUtf8(value, chars, buffer, start);
-        buffer.putInt(offset, end - start, ORDER);
+        buffer.putInt(offset, end - start);
         return end - offset;
     }
 
@@ -78,24 +80,24 @@ public final class StringCodec implements Codec<String>, SelfDelimiting
      * @throws IllegalArgumentException when the length prefix does not match {@code length}.
      */
     @Override
-    public String decode(final DirectBuffer buffer, final int offset, final int length)
+    public String decode(final CodecBuffer buffer, final int offset, final int length)
     {
-        final int byteCount = buffer.getInt(offset, ORDER);
+        final int byteCount = buffer.getInt(offset);
         if (byteCount < 0 || byteCount != length - LENGTH_SIZE)
         {
             throw new IllegalArgumentException(
                 "corrupt string: length prefix " + byteCount + " does not match the " + length + " bytes to decode");
         }
-        return buffer.getStringWithoutLengthUtf8(offset + LENGTH_SIZE, byteCount);
+        return new String(buffer.toByteArray(offset + LENGTH_SIZE, byteCount), StandardCharsets.UTF_8);
     }
 
     /**
      * @return the length prefix plus 4, or a negative number when the prefix is negative or absurdly large.
      */
     @Override
-    public int encodedLength(final DirectBuffer buffer, final int offset)
+    public int encodedLength(final CodecBuffer buffer, final int offset)
     {
-        final int byteCount = buffer.getInt(offset, ORDER);
+        final int byteCount = buffer.getInt(offset);
         return byteCount < 0 ? -1 : LENGTH_SIZE + byteCount;
     }
 
@@ -133,7 +135,7 @@ public final class StringCodec implements Codec<String>, SelfDelimiting
         return bytes;
     }
 
-    private static int writeUtf8(final String value, final int chars, final MutableDirectBuffer buffer, final int start)
+    private static int writeUtf8(final String value, final int chars, final CodecBuffer buffer, final int start)
     {
         int position = start;
         int i = 0;

@@ -27,11 +27,17 @@
  *   <td>components in order; a presence byte before each reference component</td></tr>
  * </table>
  *
- * <p>Bounds: no codec writes at or past {@code buffer.capacity()}; a value that does not fit throws
- * {@link java.lang.IndexOutOfBoundsException}. Fixed-width writes rely on Agrona's bounds checks for this; the string
- * and byte array codecs, and record codecs for their fixed-size part, check before writing anything, so they stay
- * safe even if Agrona's checks are disabled ({@code agrona.disable.bounds.checks=true}). Expandable buffers grow
- * instead of throwing.
+ * <p>Buffers: codecs write into and read from a {@link io.ringflow.state.codec.CodecBuffer}, a little-endian window
+ * over a heap or direct {@link java.nio.ByteBuffer} reached through {@link java.lang.invoke.VarHandle}s, so encoding
+ * and decoding need no JVM flag ({@code --add-exports} and the like).
+ *
+ * <p>Bounds: nothing is ever written at or past a window's capacity, and "does not fit" is never an exception. A
+ * codec writes as if room were unlimited; a fixed window (a ring slot) drops what would go past its end and marks
+ * itself {@link io.ringflow.state.codec.CodecBuffer#overflowed() overflowed}, which whoever handed it the window
+ * checks after every encode; a growable buffer grows instead. The string and byte array codecs, and record codecs
+ * for their fixed-size part, reserve the room they need before writing anything
+ * ({@link io.ringflow.state.codec.CodecBuffer#reserve}), so a value refused there leaves the window untouched.
+ * Reading past the end of a buffer (corrupt input) throws {@link java.lang.IndexOutOfBoundsException}.
  *
  * <p>A job resolves its codecs through a {@link io.ringflow.state.codec.CodecRegistry}, where user code registers
  * codecs for its own types; a type with no codec fails the job at build time with

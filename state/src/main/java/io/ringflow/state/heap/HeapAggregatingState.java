@@ -1,12 +1,10 @@
 package io.ringflow.state.heap;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.AggregateFunction;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
-import org.agrona.ExpandableArrayBuffer;
-
-import java.util.Arrays;
 
 /**
  * An {@link AggregatingState} on the heap: one accumulator object per key. The function may change an accumulator in
@@ -23,7 +21,7 @@ final class HeapAggregatingState<IN, ACC, OUT> extends HeapCellState<ACC> implem
 {
     private final AggregateFunction<IN, ACC, OUT> function;
     private final AggregatingStateDescriptor<IN, ACC, OUT> aggregating;
-    private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(64);
+    private final CodecBuffer scratch = CodecBuffer.growable(64);
     private Codec<ACC> codec;
 
     HeapAggregatingState(final HeapKeyedStateStore store, final AggregatingStateDescriptor<IN, ACC, OUT> descriptor)
@@ -70,6 +68,6 @@ final class HeapAggregatingState<IN, ACC, OUT> extends HeapCellState<ACC> implem
             codec = store.codecs().codecFor(aggregating.valueType());
         }
         final int length = HeapKeyedStateStore.encode(codec, value, scratch, 0);
-        return Arrays.copyOf(scratch.byteArray(), length);
+        return scratch.toByteArray(0, length);
     }
 }

@@ -2,6 +2,7 @@ package io.ringflow.state.heap;
 
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
@@ -20,8 +21,6 @@ import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -219,38 +218,29 @@ public final class HeapKeyedStateStore implements KeyedStateStore
     }
 
     /**
-     * Encodes into a buffer that grows until the value fits.
+     * Encodes into a growable buffer, which grows until the value fits.
      *
      * @param codec  the codec.
      * @param value  the value, non-null.
-     * @param buffer where to encode.
+     * @param buffer where to encode, {@link CodecBuffer#growable growable}.
      * @param offset where the encoding starts.
      * @param <T>    the value type.
      * @return the encoded length.
+     * @throws IllegalStateException when the value needs more than a buffer can hold (about 2 GiB).
      */
-    static <T> int encode(final Codec<T> codec, final T value, final ExpandableArrayBuffer buffer, final int offset)
+    static <T> int encode(final Codec<T> codec, final T value, final CodecBuffer buffer, final int offset)
     {
-        while (true)
+        final int length = codec.encode(value, buffer, offset);
+        if (buffer.overflowed())
         {
-            try
-            {
-                return codec.encode(value, buffer, offset);
-            }
-            catch (final IndexOutOfBoundsException tooSmall)
-            {
-                if (buffer.capacity() >= 1 << 30)
-                {
-                    throw tooSmall;
-                }
-                buffer.checkLimit(buffer.capacity() * 2);
-            }
+            buffer.clearOverflow();
+            throw new IllegalStateException(codec + " encoded a value larger than a buffer can hold");
         }
+        return length;
     }
 
-    private static byte[] copy(final UnsafeBuffer bytes, final int offset, final int length)
+    private static byte[] copy(final CodecBuffer bytes, final int offset, final int length)
     {
-        final byte[] copy = new byte[length];
-        bytes.getBytes(offset, copy);
-        return copy;
+        return bytes.toByteArray(offset, length);
     }
 }

@@ -1,6 +1,7 @@
 package io.ringflow.state.heap;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.StateDescriptor;
 import io.ringflow.state.keyed.StateKind;
@@ -8,7 +9,6 @@ import io.ringflow.state.snapshot.ListCodec;
 import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -99,13 +99,11 @@ final class HeapRestoredState
         final Codec<Object> keyCodec = StateCompatibility.restoredKeyCodec(meta, codecs);
         final Codec<?> decoder = descriptor.kind() == StateKind.LIST ? new ListCodec<>(valueCodec) : valueCodec;
         final int prefix = meta.timeToLive() ? TtlValues.PREFIX_LENGTH : 0;
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[0]);
         for (int i = 0; i < keys.size(); i++)
         {
             try
             {
-                buffer.wrap(keys.get(i));
-                final Object key = keyCodec.decode(buffer, 0, keys.get(i).length);
+                final Object key = keyCodec.decode(CodecBuffer.wrap(keys.get(i)), 0, keys.get(i).length);
                 Object userKey = null;
                 if (userKeyCodec != null)
                 {
@@ -114,8 +112,7 @@ final class HeapRestoredState
                     {
                         throw new IllegalArgumentException("a map entry without a user key");
                     }
-                    buffer.wrap(rawUserKey);
-                    userKey = userKeyCodec.decode(buffer, 0, rawUserKey.length);
+                    userKey = userKeyCodec.decode(CodecBuffer.wrap(rawUserKey), 0, rawUserKey.length);
                 }
                 final byte[] value = values.get(i);
                 if (value.length < prefix)
@@ -123,7 +120,7 @@ final class HeapRestoredState
                     throw new IllegalArgumentException("a value of " + value.length + " bytes has no room for its " +
                         "time-to-live timestamp");
                 }
-                buffer.wrap(value);
+                final CodecBuffer buffer = CodecBuffer.wrap(value);
                 final long timestamp = prefix == 0 ? 0 : TtlValues.timestamp(buffer, 0);
                 state.putRestored(key, userKey, decoder.decode(buffer, prefix, value.length - prefix), timestamp);
             }

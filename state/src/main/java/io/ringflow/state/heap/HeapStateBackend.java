@@ -7,7 +7,7 @@ import io.ringflow.state.backend.StateBackend;
 /**
  * Keyed state as Java objects in on-heap hash maps: the reference backend. The fastest access for small state (one
  * primitive-map probe for {@code ValueState<Long>}), bounded by the heap and scanned by the garbage collector;
- * snapshots copy the maps at the barrier (O(entries) on the task thread) and are always full.
+ * snapshots copy the maps at the barrier (O(entries) on the task thread) and are always full. Needs no JVM flag.
  */
 public final class HeapStateBackend implements StateBackend
 {

@@ -1,6 +1,7 @@
 package io.ringflow.state.heap;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.keyed.KeyGroupRange;
@@ -14,10 +15,6 @@ import io.ringflow.state.snapshot.ListCodec;
 import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
-import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -43,15 +40,15 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
         }
 
         @Override
-        public int encode(final Object value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final Object value, final CodecBuffer buffer, final int offset)
         {
             final byte[] bytes = (byte[])value;
-            buffer.putBytes(offset, bytes);
+            buffer.putBytes(offset, bytes, 0, bytes.length);
             return bytes.length;
         }
 
         @Override
-        public Object decode(final DirectBuffer buffer, final int offset, final int length)
+        public Object decode(final CodecBuffer buffer, final int offset, final int length)
         {
             throw new UnsupportedOperationException("only encodes");
         }
@@ -278,12 +275,9 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
         // unboxed longs are written in the built-in Long format; a user codec registered for Long gets boxed values
         final boolean builtInLongs = codecs.codecFor(Long.class) == LongCodec.INSTANCE;
         final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas);
-        final ExpandableArrayBuffer keyBuffer = new ExpandableArrayBuffer(64);
-        final ExpandableArrayBuffer userKeyBuffer = new ExpandableArrayBuffer(64);
-        final ExpandableArrayBuffer valueBuffer = new ExpandableArrayBuffer(256);
-        final UnsafeBuffer rawKey = new UnsafeBuffer(new byte[0]);
-        final UnsafeBuffer rawUserKey = new UnsafeBuffer(new byte[0]);
-        final UnsafeBuffer rawValue = new UnsafeBuffer(new byte[0]);
+        final CodecBuffer keyBuffer = CodecBuffer.growable(64);
+        final CodecBuffer userKeyBuffer = CodecBuffer.growable(64);
+        final CodecBuffer valueBuffer = CodecBuffer.growable(256);
         int start = 0;
         for (int keyGroup = keyGroups.start(); keyGroup <= keyGroups.end(); keyGroup++)
         {
@@ -323,16 +317,10 @@ final class HeapStateSnapshot implements KeyedStateSnapshot
                 final byte[][] rawEntry = entries.raw[entry];
                 if (rawEntry != null)
                 {
-                    rawKey.wrap(rawEntry[0]);
-                    rawValue.wrap(rawEntry[2]);
                     final byte[] userKey = rawEntry[1];
-                    if (userKey != null)
-                    {
-                        rawUserKey.wrap(userKey);
-                    }
-                    writer.entry(stateIndex, rawKey, 0, rawEntry[0].length,
-                        userKey == null ? null : rawUserKey, 0, userKey == null ? 0 : userKey.length,
-                        rawValue, 0, rawEntry[2].length);
+                    writer.entry(stateIndex, CodecBuffer.wrap(rawEntry[0]), 0, rawEntry[0].length,
+                        userKey == null ? null : CodecBuffer.wrap(userKey), 0, userKey == null ? 0 : userKey.length,
+                        CodecBuffer.wrap(rawEntry[2]), 0, rawEntry[2].length);
                     continue;
                 }
                 final int keyLength = HeapKeyedStateStore.encode(keyCodec, entries.keys[entry], keyBuffer, 0);

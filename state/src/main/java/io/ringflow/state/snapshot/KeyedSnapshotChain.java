@@ -1,8 +1,8 @@
 package io.ringflow.state.snapshot;
 
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -171,7 +171,7 @@ public final class KeyedSnapshotChain
         }
 
         @Override
-        public void entry(final int keyGroup, final int stateIndex, final UnsafeBuffer bytes, final int keyOffset,
+        public void entry(final int keyGroup, final int stateIndex, final CodecBuffer bytes, final int keyOffset,
             final int keyLength, final int subKeyOffset, final int subKeyLength, final int valueOffset,
             final int valueLength)
         {
@@ -202,23 +202,22 @@ public final class KeyedSnapshotChain
             writer.startKeyGroup(group, count);
             for (final Map.Entry<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entry : entries.entrySet())
             {
-                final UnsafeBuffer key = new UnsafeBuffer(entry.getKey().key());
+                final ByteBuffer rawKey = entry.getKey().key();
+                final CodecBuffer key = CodecBuffer.wrap(rawKey, 0, rawKey.capacity());
                 for (final Map.Entry<ByteBuffer, byte[]> value : entry.getValue().entrySet())
                 {
                     final ByteBuffer userKey = value.getKey();
                     final byte[] bytes = value.getValue();
                     writer.entry(entry.getKey().state(), key, 0, key.capacity(),
-                        userKey == NO_USER_KEY ? null : new UnsafeBuffer(userKey), 0, userKey.capacity(),
-                        new UnsafeBuffer(bytes), 0, bytes.length);
+                        userKey == NO_USER_KEY ? null : CodecBuffer.wrap(userKey, 0, userKey.capacity()), 0,
+                        userKey.capacity(), CodecBuffer.wrap(bytes), 0, bytes.length);
                 }
             }
         }
 
-        private static byte[] copy(final UnsafeBuffer bytes, final int offset, final int length)
+        private static byte[] copy(final CodecBuffer bytes, final int offset, final int length)
         {
-            final byte[] copy = new byte[length];
-            bytes.getBytes(offset, copy);
-            return copy;
+            return bytes.toByteArray(offset, length);
         }
     }
 

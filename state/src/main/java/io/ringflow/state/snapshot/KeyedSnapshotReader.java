@@ -1,10 +1,11 @@
 package io.ringflow.state.snapshot;
 
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.StateKind;
-import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,12 +35,15 @@ public final class KeyedSnapshotReader
          * @param valueLength  its length, or {@link KeyedSnapshotFormat#TOMBSTONE} for a delta's tombstone (then
          *                     there is no sub-key either).
          */
-        void entry(int keyGroup, int stateIndex, UnsafeBuffer bytes, int keyOffset, int keyLength,
+        void entry(int keyGroup, int stateIndex, CodecBuffer bytes, int keyOffset, int keyLength,
             int subKeyOffset, int subKeyLength, int valueOffset, int valueLength);
     }
 
     private final String file;
-    private final UnsafeBuffer bytes;
+    /** The snapshot's bytes as the visitors see them: codecs' bytes, little-endian. */
+    private final CodecBuffer bytes;
+    /** The same bytes, for the format's own fields, which are big-endian (a {@link ByteBuffer}'s default order). */
+    private final ByteBuffer bigEndian;
     private final int maxParallelism;
     private final KeyGroupRange range;
     private final List<StateMeta> states;
@@ -50,7 +54,8 @@ public final class KeyedSnapshotReader
     private KeyedSnapshotReader(final byte[] data, final String file)
     {
         this.file = file;
-        this.bytes = new UnsafeBuffer(data);
+        this.bytes = CodecBuffer.wrap(data);
+        this.bigEndian = ByteBuffer.wrap(data);
         final int length = data.length;
         if (length < 24 + KeyedSnapshotFormat.FOOTER_LENGTH)
         {
@@ -102,16 +107,16 @@ public final class KeyedSnapshotReader
         for (int i = 0; i < stateCount; i++)
         {
             final String name = getString(position);
-            position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+            position += 4 + bigEndian.getInt(position);
             check(position, 1);
-            final int kindCode = bytes.getByte(position);
+            final int kindCode = bigEndian.get(position);
             position += 1;
             final String keyType = getString(position);
-            position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+            position += 4 + bigEndian.getInt(position);
             final int keyVersion = getInt(position);
             position += 4;
             final String valueType = getString(position);
-            position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+            position += 4 + bigEndian.getInt(position);
             final int valueVersion = getInt(position);
             position += 4;
             String userKeyType = "";
@@ -120,11 +125,11 @@ public final class KeyedSnapshotReader
             if (version >= 2)
             {
                 userKeyType = getString(position);
-                position += 4 + bytes.getInt(position, java.nio.ByteOrder.BIG_ENDIAN);
+                position += 4 + bigEndian.getInt(position);
                 userKeyVersion = getInt(position);
                 position += 4;
                 check(position, 1);
-                final int flags = bytes.getByte(position);
+                final int flags = bigEndian.get(position);
                 position += 1;
                 if ((flags & ~KeyedSnapshotFormat.FLAG_TIME_TO_LIVE) != 0)
                 {
@@ -146,7 +151,7 @@ public final class KeyedSnapshotReader
         }
         states = List.copyOf(metas);
         final int groupCount = getInt(length - KeyedSnapshotFormat.FOOTER_LENGTH);
-        final long indexOffset = bytes.getLong(length - 12, java.nio.ByteOrder.BIG_ENDIAN);
+        final long indexOffset = bigEndian.getLong(length - 12);
         if (groupCount < 0 || groupCount > range.size() ||
             indexOffset != length - KeyedSnapshotFormat.FOOTER_LENGTH - 12L * groupCount || indexOffset < position)
         {
@@ -158,7 +163,7 @@ public final class KeyedSnapshotReader
         {
             final int at = (int)indexOffset + 12 * i;
             groups[i] = getInt(at);
-            offsets[i] = bytes.getLong(at + 4, java.nio.ByteOrder.BIG_ENDIAN);
+            offsets[i] = bigEndian.getLong(at + 4);
             if (!range.contains(groups[i]) || (i > 0 && groups[i] <= groups[i - 1]) || offsets[i] < position ||
                 offsets[i] >= indexOffset)
             {
@@ -313,7 +318,7 @@ public final class KeyedSnapshotReader
     private int getInt(final int at)
     {
         check(at, 4);
-        return bytes.getInt(at, java.nio.ByteOrder.BIG_ENDIAN);
+        return bigEndian.getInt(at);
     }
 
     private String getString(final int at)
@@ -323,9 +328,7 @@ public final class KeyedSnapshotReader
         {
             throw corrupt("string of " + length + " bytes at offset " + at);
         }
-        final byte[] raw = new byte[length];
-        bytes.getBytes(at + 4, raw);
-        return new String(raw, StandardCharsets.UTF_8);
+        return new String(bytes.toByteArray(at + 4, length), StandardCharsets.UTF_8);
     }
 
     private void check(final long at, final long length)

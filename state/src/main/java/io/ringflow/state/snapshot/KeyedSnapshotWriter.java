@@ -1,12 +1,11 @@
 package io.ringflow.state.snapshot;
 
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
-import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteOrder;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -23,8 +22,10 @@ public final class KeyedSnapshotWriter
 
     /** Where complete chunks go; not closed here. */
     private final OutputStream destination;
-    /** Bytes are assembled here, big-endian, and handed on a chunk at a time: no call per field. */
-    private final UnsafeBuffer chunk = new UnsafeBuffer(new byte[CHUNK]);
+    /** Bytes are assembled here and handed on a chunk at a time: no call per field. */
+    private final byte[] chunkBytes = new byte[CHUNK];
+    /** The format's own fields are big-endian (a {@link ByteBuffer}'s default order); the codecs' bytes are copied. */
+    private final ByteBuffer chunk = ByteBuffer.wrap(chunkBytes);
     private int position;
     /** Bytes handed to the destination so far. */
     private long flushed;
@@ -143,9 +144,9 @@ public final class KeyedSnapshotWriter
      */
     public void entry(
         final int stateIndex,
-        final DirectBuffer key, final int keyOffset, final int keyLength,
-        final DirectBuffer subKey, final int subKeyOffset, final int subKeyLength,
-        final DirectBuffer value, final int valueOffset, final int valueLength) throws IOException
+        final CodecBuffer key, final int keyOffset, final int keyLength,
+        final CodecBuffer subKey, final int subKeyOffset, final int subKeyLength,
+        final CodecBuffer value, final int valueOffset, final int valueLength) throws IOException
     {
         if (remainingInGroup == 0)
         {
@@ -187,7 +188,7 @@ public final class KeyedSnapshotWriter
      * @throws IOException           when writing fails.
      * @throws IllegalStateException when this is not a delta.
      */
-    public void tombstone(final int stateIndex, final DirectBuffer key, final int keyOffset, final int keyLength)
+    public void tombstone(final int stateIndex, final CodecBuffer key, final int keyOffset, final int keyLength)
         throws IOException
     {
         if (!delta)
@@ -222,7 +223,7 @@ public final class KeyedSnapshotWriter
         destination.flush();
     }
 
-    private void writeBytes(final DirectBuffer buffer, final int offset, final int length) throws IOException
+    private void writeBytes(final CodecBuffer buffer, final int offset, final int length) throws IOException
     {
         putInt(length);
         int done = 0;
@@ -233,7 +234,7 @@ public final class KeyedSnapshotWriter
                 flushChunk();
             }
             final int part = Math.min(length - done, CHUNK - position);
-            chunk.putBytes(position, buffer, offset + done, part);
+            buffer.getBytes(offset + done, chunkBytes, position, part);
             position += part;
             done += part;
         }
@@ -242,27 +243,27 @@ public final class KeyedSnapshotWriter
     private void writeString(final String value) throws IOException
     {
         final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        writeBytes(new UnsafeBuffer(bytes), 0, bytes.length);
+        writeBytes(CodecBuffer.wrap(bytes), 0, bytes.length);
     }
 
     private void putInt(final int value) throws IOException
     {
         ensure(Integer.BYTES);
-        chunk.putInt(position, value, ByteOrder.BIG_ENDIAN);
+        chunk.putInt(position, value);
         position += Integer.BYTES;
     }
 
     private void putLong(final long value) throws IOException
     {
         ensure(Long.BYTES);
-        chunk.putLong(position, value, ByteOrder.BIG_ENDIAN);
+        chunk.putLong(position, value);
         position += Long.BYTES;
     }
 
     private void putByte(final int value) throws IOException
     {
         ensure(1);
-        chunk.putByte(position, (byte)value);
+        chunk.put(position, (byte)value);
         position++;
     }
 
@@ -278,7 +279,7 @@ public final class KeyedSnapshotWriter
     {
         if (position > 0)
         {
-            destination.write(chunk.byteArray(), 0, position);
+            destination.write(chunkBytes, 0, position);
             flushed += position;
             position = 0;
         }

@@ -1,10 +1,8 @@
 package io.ringflow.state.snapshot;
 
 import io.ringflow.state.codec.Codec;
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
+import io.ringflow.state.codec.CodecBuffer;
 
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -69,9 +67,9 @@ public final class ListCodec<T> implements Codec<List<T>>
      * @throws NullPointerException when an element is null.
      */
     @Override
-    public int encode(final List<T> value, final MutableDirectBuffer buffer, final int offset)
+    public int encode(final List<T> value, final CodecBuffer buffer, final int offset)
     {
-        buffer.putInt(offset, value.size(), ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(offset, value.size());
         int position = offset + COUNT_LENGTH;
         for (final T element : value)
         {
@@ -81,29 +79,42 @@ public final class ListCodec<T> implements Codec<List<T>>
     }
 
     /**
-     * Appends one element to an encoded list of {@code length} bytes at {@code offset}: counts it, then writes its
-     * length and bytes at the end.
+     * Appends one element to an encoded list of {@code length} bytes at {@code offset}: writes its length and bytes
+     * at the end, then counts it. When the element does not fit a fixed window, the window is marked
+     * {@link CodecBuffer#overflowed() overflowed} and the element is not counted: the list (its first {@code length}
+     * bytes) is unchanged, and can be copied into a larger window and appended to again.
      *
      * @param element the element, non-null.
      * @param buffer  holds the encoded list.
      * @param offset  where the list starts.
      * @param length  the list's length in bytes.
-     * @return the list's new length.
-     * @throws IndexOutOfBoundsException when the element does not fit; the list is then unchanged.
+     * @return the list's new length; meaningless when the element did not fit.
+     * @throws IllegalStateException when {@code buffer} is already marked overflowed: clear the mark first, or an
+     *                               element that fits could not be told from one that does not.
      */
-    public int appendElement(final T element, final MutableDirectBuffer buffer, final int offset, final int length)
+    public int appendElement(final T element, final CodecBuffer buffer, final int offset, final int length)
     {
+        if (buffer.overflowed())
+        {
+            throw new IllegalStateException("appending to a list in a buffer already marked overflowed");
+        }
         final int appended = appendAt(element, buffer, offset + length);
-        buffer.putInt(offset, buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN) + 1, ByteOrder.LITTLE_ENDIAN);
+        if (buffer.overflowed())
+        {
+            // a fixed window too small: the count stays, so the list's bytes are unchanged and the caller can retry
+            return length + appended;
+        }
+        buffer.putInt(offset, buffer.getInt(offset) + 1);
         return length + appended;
     }
 
-    private int appendAt(final T element, final MutableDirectBuffer buffer, final int at)
+    private int appendAt(final T element, final CodecBuffer buffer, final int at)
     {
         Objects.requireNonNull(element, "a list element must not be null");
-        // the length is written after the bytes: a codec that runs out of room leaves nothing half-written behind
+        // the length is written after the bytes, both past the list's end: a codec that runs out of room leaves the
+        // list's own bytes as they were
         final int elementLength = elements.encode(element, buffer, at + ELEMENT_LENGTH);
-        buffer.putInt(at, elementLength, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(at, elementLength);
         return ELEMENT_LENGTH + elementLength;
     }
 
@@ -114,13 +125,13 @@ public final class ListCodec<T> implements Codec<List<T>>
      * @throws IllegalArgumentException when a count or length does not fit in {@code length} bytes.
      */
     @Override
-    public List<T> decode(final DirectBuffer buffer, final int offset, final int length)
+    public List<T> decode(final CodecBuffer buffer, final int offset, final int length)
     {
         if (length < COUNT_LENGTH)
         {
             throw new IllegalArgumentException("an encoded list of " + length + " bytes has no element count");
         }
-        final int count = buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN);
+        final int count = buffer.getInt(offset);
         final int end = offset + length;
         if (count < 0 || count > (length - COUNT_LENGTH) / ELEMENT_LENGTH)
         {
@@ -135,7 +146,7 @@ public final class ListCodec<T> implements Codec<List<T>>
             {
                 throw new IllegalArgumentException("element " + i + " of an encoded list runs past its end");
             }
-            final int elementLength = buffer.getInt(position, ByteOrder.LITTLE_ENDIAN);
+            final int elementLength = buffer.getInt(position);
             position += ELEMENT_LENGTH;
             if (elementLength < 0 || elementLength > end - position)
             {

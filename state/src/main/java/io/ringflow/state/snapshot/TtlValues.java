@@ -1,9 +1,6 @@
 package io.ringflow.state.snapshot;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
-import java.nio.ByteOrder;
+import io.ringflow.state.codec.CodecBuffer;
 
 /**
  * The time-to-live prefix of a stored value: every value of a state declared with a time-to-live, in both keyed
@@ -36,9 +33,9 @@ public final class TtlValues
      * @param offset    where it starts.
      * @param timestamp the epoch millis to write.
      */
-    public static void putTimestamp(final MutableDirectBuffer buffer, final int offset, final long timestamp)
+    public static void putTimestamp(final CodecBuffer buffer, final int offset, final long timestamp)
     {
-        buffer.putLong(offset, timestamp, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(offset, timestamp);
     }
 
     /**
@@ -46,9 +43,9 @@ public final class TtlValues
      * @param offset where it starts.
      * @return its timestamp.
      */
-    public static long timestamp(final DirectBuffer buffer, final int offset)
+    public static long timestamp(final CodecBuffer buffer, final int offset)
     {
-        return buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN);
+        return buffer.getLong(offset);
     }
 
     /**

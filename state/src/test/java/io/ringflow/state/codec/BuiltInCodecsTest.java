@@ -1,16 +1,15 @@
 package io.ringflow.state.codec;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecTesting.Guarded;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.List;
 
 import static io.ringflow.state.codec.CodecTesting.bytes;
 import static io.ringflow.state.codec.CodecTesting.encoded;
-import static io.ringflow.state.codec.CodecTesting.guard;
 import static io.ringflow.state.codec.CodecTesting.guarded;
 import static io.ringflow.state.codec.CodecTesting.roundTrip;
-import static io.ringflow.state.codec.CodecTesting.untouched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -54,7 +53,7 @@ class BuiltInCodecsTest
         {
             assertThat(roundTrip(LongCodec.INSTANCE, value)).isEqualTo(value);
         }
-        assertThat(LongCodec.INSTANCE.encode(5L, new UnsafeBuffer(new byte[8]), 0)).isEqualTo(LongCodec.SIZE);
+        assertThat(LongCodec.INSTANCE.encode(5L, CodecBuffer.allocate(8), 0)).isEqualTo(LongCodec.SIZE);
     }
 
     @Test
@@ -119,7 +118,7 @@ class BuiltInCodecsTest
         assertThat(encoded(BooleanCodec.INSTANCE, true)).containsExactly(1);
         assertThat(encoded(BooleanCodec.INSTANCE, false)).containsExactly(0);
 
-        final UnsafeBuffer buffer = new UnsafeBuffer(bytes(2));
+        final CodecBuffer buffer = CodecBuffer.wrap(bytes(2));
         assertThatThrownBy(() -> BooleanCodec.INSTANCE.decode(buffer, 0, 1))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("byte 2");
@@ -141,7 +140,7 @@ class BuiltInCodecsTest
     @Test
     void staticWriteAndReadShareTheCodecFormat()
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8]);
+        final CodecBuffer buffer = CodecBuffer.allocate(8);
         assertThat(LongCodec.write(buffer, 0, -3L)).isEqualTo(8);
         assertThat(LongCodec.INSTANCE.decode(buffer, 0, 8)).isEqualTo(-3L);
         IntegerCodec.INSTANCE.encode(-4, buffer, 0);
@@ -155,7 +154,7 @@ class BuiltInCodecsTest
     @Test
     void fixedWidthDecodeRefusesAnyOtherLength()
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
+        final CodecBuffer buffer = CodecBuffer.allocate(16);
         assertThatThrownBy(() -> LongCodec.INSTANCE.decode(buffer, 0, 4))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("java.lang.Long")
@@ -168,7 +167,7 @@ class BuiltInCodecsTest
     }
 
     @Test
-    void fixedWidthValueThatDoesNotFitThrowsAndWritesNothing()
+    void fixedWidthValueThatDoesNotFitMarksTheWindowOverflowedAndWritesNothing()
     {
         final List<Codec<?>> codecs = List.of(
             LongCodec.INSTANCE, IntegerCodec.INSTANCE, ShortCodec.INSTANCE, ByteCodec.INSTANCE, DoubleCodec.INSTANCE,
@@ -180,14 +179,17 @@ class BuiltInCodecsTest
             final Codec<Object> codec = (Codec<Object>)codecs.get(i);
             final Object value = values.get(i);
             final int size = encoded(codec, value).length;
-            final UnsafeBuffer buffer = guarded(size + 2);
+            final Guarded guarded = guarded(size + 2);
+            final CodecBuffer buffer = guarded.buffer();
 
-            assertThatThrownBy(() -> codec.encode(value, buffer, 3))
-                .as("%s at offset 3 of a %d-byte buffer", codec, buffer.capacity())
-                .isInstanceOf(IndexOutOfBoundsException.class);
-            assertThat(untouched(buffer)).as("%s wrote nothing", codec).isTrue();
+            codec.encode(value, buffer, 3);
+            assertThat(buffer.overflowed()).as("%s at offset 3 of a %d-byte window", codec, buffer.capacity())
+                .isTrue();
+            assertThat(guarded.untouched()).as("%s wrote nothing", codec).isTrue();
+            buffer.clearOverflow();
             assertThat(codec.encode(value, buffer, 2)).as("%s fits exactly", codec).isEqualTo(size);
-            assertThat(guard(buffer)).isEqualTo(CodecTesting.SENTINEL);
+            assertThat(buffer.overflowed()).isFalse();
+            assertThat(guarded.guard()).isEqualTo(CodecTesting.SENTINEL);
         }
     }
 
@@ -210,7 +212,7 @@ class BuiltInCodecsTest
     void byteArrayDecodeReturnsACopy()
     {
         final byte[] value = bytes(1, 2, 3);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
+        final CodecBuffer buffer = CodecBuffer.allocate(16);
         final int length = ByteArrayCodec.INSTANCE.encode(value, buffer, 0);
         value[0] = 9;
         final byte[] first = ByteArrayCodec.INSTANCE.decode(buffer, 0, length);
@@ -219,20 +221,35 @@ class BuiltInCodecsTest
     }
 
     @Test
-    void byteArrayThatDoesNotFitThrowsAndWritesNothing()
+    void byteArrayThatDoesNotFitMarksTheWindowOverflowedAndWritesNothing()
     {
-        final UnsafeBuffer buffer = guarded(10);
-        assertThatThrownBy(() -> ByteArrayCodec.INSTANCE.encode(new byte[7], buffer, 0))
-            .isInstanceOf(IndexOutOfBoundsException.class);
-        assertThat(untouched(buffer)).isTrue();
+        final Guarded guarded = guarded(10);
+        final CodecBuffer buffer = guarded.buffer();
+        assertThat(ByteArrayCodec.INSTANCE.encode(new byte[7], buffer, 0)).isEqualTo(11);
+        assertThat(buffer.overflowed()).isTrue();
+        assertThat(guarded.untouched()).isTrue();
+        buffer.clearOverflow();
         assertThat(ByteArrayCodec.INSTANCE.encode(new byte[6], buffer, 0)).isEqualTo(10);
-        assertThat(guard(buffer)).isEqualTo(CodecTesting.SENTINEL);
+        assertThat(buffer.overflowed()).isFalse();
+        assertThat(guarded.guard()).isEqualTo(CodecTesting.SENTINEL);
+    }
+
+    @Test
+    void aGrowableBufferGrowsForAByteArrayInsteadOfOverflowing()
+    {
+        final CodecBuffer buffer = CodecBuffer.growable(16);
+        final byte[] value = new byte[1000];
+        Arrays.fill(value, (byte)7);
+        assertThat(ByteArrayCodec.INSTANCE.encode(value, buffer, 5)).isEqualTo(1004);
+        assertThat(buffer.overflowed()).isFalse();
+        assertThat(buffer.capacity()).isGreaterThanOrEqualTo(1009);
+        assertThat(ByteArrayCodec.INSTANCE.decode(buffer, 5, 1004)).isEqualTo(value);
     }
 
     @Test
     void byteArrayDecodeRefusesALengthPrefixThatDoesNotMatch()
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
+        final CodecBuffer buffer = CodecBuffer.allocate(16);
         final int length = ByteArrayCodec.INSTANCE.encode(bytes(1, 2, 3), buffer, 0);
         assertThatThrownBy(() -> ByteArrayCodec.INSTANCE.decode(buffer, 0, length + 1))
             .isInstanceOf(IllegalArgumentException.class)
@@ -259,7 +276,7 @@ class BuiltInCodecsTest
     void enumDecodeRefusesOrdinalsOutOfRangeNamingTheType()
     {
         final EnumCodec<Color> codec = EnumCodec.of(Color.class);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4]);
+        final CodecBuffer buffer = CodecBuffer.allocate(4);
         for (final int ordinal : new int[]{3, -1, Integer.MAX_VALUE, Integer.MIN_VALUE})
         {
             IntegerCodec.write(buffer, 0, ordinal);

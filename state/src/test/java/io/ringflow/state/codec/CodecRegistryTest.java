@@ -1,7 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -84,7 +82,7 @@ class CodecRegistryTest
         }
 
         @Override
-        public int encode(final String value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final String value, final CodecBuffer buffer, final int offset)
         {
             for (int i = 0; i < value.length(); i++)
             {
@@ -94,10 +92,9 @@ class CodecRegistryTest
         }
 
         @Override
-        public String decode(final DirectBuffer buffer, final int offset, final int length)
+        public String decode(final CodecBuffer buffer, final int offset, final int length)
         {
-            final byte[] bytes = new byte[length];
-            buffer.getBytes(offset, bytes);
+            final byte[] bytes = buffer.toByteArray(offset, length);
             return new StringBuilder(new String(bytes, StandardCharsets.US_ASCII)).reverse().toString();
         }
     }
@@ -112,15 +109,17 @@ class CodecRegistryTest
         }
 
         @Override
-        public int encode(final Long value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final Long value, final CodecBuffer buffer, final int offset)
         {
-            return buffer.putLongAscii(offset, value);
+            final byte[] digits = Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+            buffer.putBytes(offset, digits, 0, digits.length);
+            return digits.length;
         }
 
         @Override
-        public Long decode(final DirectBuffer buffer, final int offset, final int length)
+        public Long decode(final CodecBuffer buffer, final int offset, final int length)
         {
-            return buffer.parseLongAscii(offset, length);
+            return Long.parseLong(new String(buffer.toByteArray(offset, length), StandardCharsets.US_ASCII));
         }
     }
 
@@ -134,14 +133,14 @@ class CodecRegistryTest
         }
 
         @Override
-        public int encode(final Plain value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final Plain value, final CodecBuffer buffer, final int offset)
         {
             buffer.putByte(offset, (byte)'P');
             return 1;
         }
 
         @Override
-        public Plain decode(final DirectBuffer buffer, final int offset, final int length)
+        public Plain decode(final CodecBuffer buffer, final int offset, final int length)
         {
             return new Plain();
         }
@@ -308,7 +307,7 @@ class CodecRegistryTest
 
         assertThat(encoded(holder, new Holder(new Plain(), null))).containsExactly(1, 1, 0, 0, 0, 'P', 0);
         final Holder decoded = holder.decode(
-            new org.agrona.concurrent.UnsafeBuffer(bytes(1, 1, 0, 0, 0, 'P', 1, 3, 0, 0, 0, 4, 0, 0, 0)), 0, 15);
+            CodecBuffer.wrap(bytes(1, 1, 0, 0, 0, 'P', 1, 3, 0, 0, 0, 4, 0, 0, 0)), 0, 15);
         assertThat(decoded.plain()).isNotNull();
         assertThat(decoded.point()).isEqualTo(new Point(3, 4));
     }
@@ -325,14 +324,14 @@ class CodecRegistryTest
             }
 
             @Override
-            public int encode(final Point value, final MutableDirectBuffer buffer, final int offset)
+            public int encode(final Point value, final CodecBuffer buffer, final int offset)
             {
                 buffer.putByte(offset, (byte)value.x());
                 return 1;
             }
 
             @Override
-            public Point decode(final DirectBuffer buffer, final int offset, final int length)
+            public Point decode(final CodecBuffer buffer, final int offset, final int length)
             {
                 return new Point(buffer.getByte(offset), 0);
             }

@@ -1,14 +1,14 @@
 package io.ringflow.state.codec;
 
-import org.agrona.concurrent.UnsafeBuffer;
-
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Shared checks: every round trip encodes into the middle of a buffer filled with a sentinel, so that a codec that
- * writes outside the bytes it reports, or decodes a different number of bytes than it wrote, is caught.
+ * writes outside the bytes it reports, or decodes a different number of bytes than it wrote, is caught; and the same
+ * value into a direct window and a growable buffer, which must hold the same bytes.
  */
 final class CodecTesting
 {
@@ -34,10 +34,11 @@ final class CodecTesting
     {
         final byte[] array = new byte[OFFSET + 64 + (int)Math.min(1 << 20, 16L * estimate(value))];
         Arrays.fill(array, SENTINEL);
-        final UnsafeBuffer buffer = new UnsafeBuffer(array);
+        final CodecBuffer buffer = CodecBuffer.wrap(array);
 
         final int length = codec.encode(value, buffer, OFFSET);
 
+        assertThat(buffer.overflowed()).as("%s overflowed for %s", description, value).isFalse();
         assertThat(length).as("%s bytes written for %s", description, value).isPositive();
         for (int i = 0; i < OFFSET; i++)
         {
@@ -51,6 +52,20 @@ final class CodecTesting
 
         final T decoded = codec.decode(buffer, OFFSET, length);
         assertEquivalent(decoded, value, description + " decoded " + value);
+
+        final byte[] written = Arrays.copyOfRange(array, OFFSET, OFFSET + length);
+        final CodecBuffer direct = CodecBuffer.wrap(ByteBuffer.allocateDirect(array.length + 16), 16, array.length);
+        assertThat(codec.encode(value, direct, OFFSET)).as("%s direct length", description).isEqualTo(length);
+        assertThat(direct.overflowed()).isFalse();
+        assertThat(direct.toByteArray(OFFSET, length)).as("%s direct bytes of %s", description, value)
+            .isEqualTo(written);
+        assertEquivalent(codec.decode(direct, OFFSET, length), value, description + " decoded from direct " + value);
+
+        final CodecBuffer growable = CodecBuffer.growable(1);
+        assertThat(codec.encode(value, growable, OFFSET)).as("%s growable length", description).isEqualTo(length);
+        assertThat(growable.overflowed()).isFalse();
+        assertThat(growable.toByteArray(OFFSET, length)).as("%s growable bytes of %s", description, value)
+            .isEqualTo(written);
         return decoded;
     }
 
@@ -73,39 +88,49 @@ final class CodecTesting
      */
     static <T> byte[] encoded(final Codec<T> codec, final T value)
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4096]);
+        final CodecBuffer buffer = CodecBuffer.allocate(4096);
         final int length = codec.encode(value, buffer, 0);
-        final byte[] bytes = new byte[length];
-        buffer.getBytes(0, bytes);
-        return bytes;
+        assertThat(buffer.overflowed()).as("encoding %s overflowed", value).isFalse();
+        return buffer.toByteArray(0, length);
     }
 
     /**
-     * @return a buffer of {@code capacity} bytes over an array one byte longer, every byte the sentinel; the last
-     * array byte is the guard, outside the buffer.
+     * @return a window of {@code capacity} bytes over an array one byte longer, every byte the sentinel; the last
+     * array byte is the guard, outside the window.
      */
-    static UnsafeBuffer guarded(final int capacity)
+    static Guarded guarded(final int capacity)
     {
         final byte[] array = new byte[capacity + 1];
         Arrays.fill(array, SENTINEL);
-        return new UnsafeBuffer(array, 0, capacity);
+        return new Guarded(array, CodecBuffer.wrap(array, 0, capacity));
     }
 
-    static byte guard(final UnsafeBuffer buffer)
+    /**
+     * A window and the array under it, one byte longer.
+     *
+     * @param array  the array, sentinel-filled when created.
+     * @param buffer the window over all of it but its last byte.
+     */
+    record Guarded(byte[] array, CodecBuffer buffer)
     {
-        return buffer.byteArray()[buffer.capacity()];
-    }
-
-    static boolean untouched(final UnsafeBuffer buffer)
-    {
-        for (final byte b : buffer.byteArray())
+        /** @return the byte just past the window. */
+        byte guard()
         {
-            if (b != SENTINEL)
-            {
-                return false;
-            }
+            return array[array.length - 1];
         }
-        return true;
+
+        /** @return whether every byte, the guard included, is still the sentinel. */
+        boolean untouched()
+        {
+            for (final byte b : array)
+            {
+                if (b != SENTINEL)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     static byte[] bytes(final int... values)

@@ -1,6 +1,5 @@
 package io.ringflow.state.codec;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -42,8 +41,8 @@ class FixedLayoutRecordCodecTest
         final Codec<AllPrimitives> spun = CodecRegistry.withBuiltIns().codecFor(AllPrimitives.class);
         final RecordCodec<AllPrimitives> general = RecordCodec.of(AllPrimitives.class);
         final Random random = new Random(99);
-        final UnsafeBuffer a = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
-        final UnsafeBuffer b = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        final CodecBuffer a = CodecBuffer.wrap(ByteBuffer.allocateDirect(64), 0, 64);
+        final CodecBuffer b = CodecBuffer.wrap(ByteBuffer.allocateDirect(64), 0, 64);
         for (int n = 0; n < 1000; n++)
         {
             final AllPrimitives value = new AllPrimitives(random.nextLong(), random.nextInt(), (short)random.nextInt(),
@@ -67,20 +66,32 @@ class FixedLayoutRecordCodecTest
     void aBufferTooSmallIsRefusedBeforeAnythingIsWritten()
     {
         final Codec<PageView> codec = CodecRegistry.withBuiltIns().codecFor(PageView.class);
-        final UnsafeBuffer small = new UnsafeBuffer(new byte[15]);
-        assertThatThrownBy(() -> codec.encode(new PageView(1, 2), small, 0))
-            .isInstanceOf(IndexOutOfBoundsException.class);
+        final CodecBuffer small = CodecBuffer.allocate(15);
+        codec.encode(new PageView(1, 2), small, 0);
+        assertThat(small.overflowed()).isTrue();
         for (int i = 0; i < 15; i++)
         {
             assertThat(small.getByte(i)).isZero();
         }
+        assertThatThrownBy(() -> codec.encode(new PageView(1, 2), small, -1))
+            .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void aGrowableBufferGrowsForTheSpunCodec()
+    {
+        final Codec<PageView> codec = CodecRegistry.withBuiltIns().codecFor(PageView.class);
+        final CodecBuffer buffer = CodecBuffer.growable(16);
+        assertThat(codec.encode(new PageView(3, 4), buffer, 10)).isEqualTo(16);
+        assertThat(buffer.overflowed()).isFalse();
+        assertThat(codec.decode(buffer, 10, 16)).isEqualTo(new PageView(3, 4));
     }
 
     @Test
     void corruptInputIsRejected()
     {
         final Codec<AllPrimitives> codec = CodecRegistry.withBuiltIns().codecFor(AllPrimitives.class);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final CodecBuffer buffer = CodecBuffer.allocate(64);
         final int length = codec.encode(new AllPrimitives(1, 2, (short)3, (byte)4, 'c', true, 1.5, 2.5f), buffer, 0);
         assertThatThrownBy(() -> codec.decode(buffer, 0, length - 1))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("30 bytes");
@@ -93,7 +104,7 @@ class FixedLayoutRecordCodecTest
     void aRecordWithoutComponentsTakesNoBytes()
     {
         final Codec<Empty> codec = CodecRegistry.withBuiltIns().codecFor(Empty.class);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8]);
+        final CodecBuffer buffer = CodecBuffer.allocate(8);
         assertThat(codec.encode(new Empty(), buffer, 0)).isZero();
         assertThat(codec.decode(buffer, 0, 0)).isEqualTo(new Empty());
     }

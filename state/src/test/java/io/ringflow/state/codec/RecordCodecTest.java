@@ -1,8 +1,7 @@
 package io.ringflow.state.codec;
 
 import io.ringflow.state.codec.fixtures.Elsewhere;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecTesting.Guarded;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -12,10 +11,8 @@ import java.util.Random;
 import static io.ringflow.state.codec.CodecTesting.assertEquivalent;
 import static io.ringflow.state.codec.CodecTesting.bytes;
 import static io.ringflow.state.codec.CodecTesting.encoded;
-import static io.ringflow.state.codec.CodecTesting.guard;
 import static io.ringflow.state.codec.CodecTesting.guarded;
 import static io.ringflow.state.codec.CodecTesting.roundTrip;
-import static io.ringflow.state.codec.CodecTesting.untouched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -124,7 +121,7 @@ class RecordCodecTest
             1, 2, 0, 0, 0, 0xc3, 0xa9,       // name: present, length 2, UTF-8
             0,                               // color: null
             1, 1, 0, 0, 0, 2, 0, 0, 0);      // at: present, x, y inline
-        assertThat(codec.encode(sample, new UnsafeBuffer(new byte[64]), 5)).isEqualTo(21);
+        assertThat(codec.encode(sample, CodecBuffer.allocate(64), 5)).isEqualTo(21);
     }
 
     @Test
@@ -204,7 +201,7 @@ class RecordCodecTest
         final RecordCodec<Everything> codec = RecordCodec.of(Everything.class);
         final RecordCodec<Outer> outerCodec = RecordCodec.of(Outer.class);
         final Random random = new Random(SEED);
-        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final CodecBuffer buffer = CodecBuffer.growable(64);
         for (int i = 0; i < 3_000; i++)
         {
             final String description = "seed " + SEED + ", iteration " + i;
@@ -223,7 +220,7 @@ class RecordCodecTest
     void decodeConsumesExactlyTheBytesEncodeReported()
     {
         final RecordCodec<Sample> codec = RecordCodec.of(Sample.class);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final CodecBuffer buffer = CodecBuffer.allocate(64);
         final int length = codec.encode(new Sample(1, "abc", Color.RED, new Point(2, 3)), buffer, 0);
 
         assertThat(length).isEqualTo(4 + 1 + 4 + 3 + 1 + 4 + 1 + 8);
@@ -240,7 +237,7 @@ class RecordCodecTest
     void corruptPresenceByteIsRefused()
     {
         final RecordCodec<Sample> codec = RecordCodec.of(Sample.class);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final CodecBuffer buffer = CodecBuffer.allocate(64);
         final int length = codec.encode(new Sample(1, null, Color.RED, null), buffer, 0);
         buffer.putByte(4, (byte)2);
 
@@ -253,7 +250,7 @@ class RecordCodecTest
     @Test
     void canonicalConstructorStillValidatesDecodedRecords()
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4]);
+        final CodecBuffer buffer = CodecBuffer.allocate(4);
         IntegerCodec.write(buffer, 0, -5);
 
         assertThatThrownBy(() -> RecordCodec.of(NonNegative.class).decode(buffer, 0, 4))
@@ -266,29 +263,33 @@ class RecordCodecTest
     void recordWithoutComponentsEncodesToNothing()
     {
         final RecordCodec<Nothing> codec = RecordCodec.of(Nothing.class);
-        final UnsafeBuffer buffer = guarded(0);
+        final CodecBuffer buffer = guarded(0).buffer();
         assertThat(codec.encode(new Nothing(), buffer, 0)).isZero();
+        assertThat(buffer.overflowed()).isFalse();
         assertThat(codec.decode(buffer, 0, 0)).isEqualTo(new Nothing());
     }
 
     @Test
-    void fixedSizeRecordThatDoesNotFitThrowsAndWritesNothing()
+    void fixedSizeRecordThatDoesNotFitMarksTheWindowOverflowedAndWritesNothing()
     {
         final RecordCodec<Primitives> codec = RecordCodec.of(Primitives.class);
         final Primitives value = new Primitives(-1, -1, true);
-        final UnsafeBuffer buffer = guarded(12);
+        final Guarded guarded = guarded(12);
 
-        assertThatThrownBy(() -> codec.encode(value, buffer, 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> codec.encode(value, buffer, -1)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThat(untouched(buffer)).isTrue();
+        codec.encode(value, guarded.buffer(), 0);
+        assertThat(guarded.buffer().overflowed()).isTrue();
+        assertThatThrownBy(() -> codec.encode(value, guarded.buffer(), -1))
+            .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThat(guarded.untouched()).isTrue();
 
-        final UnsafeBuffer exact = guarded(13);
-        assertThat(codec.encode(value, exact, 0)).isEqualTo(13);
-        assertThat(guard(exact)).isEqualTo(CodecTesting.SENTINEL);
+        final Guarded exact = guarded(13);
+        assertThat(codec.encode(value, exact.buffer(), 0)).isEqualTo(13);
+        assertThat(exact.buffer().overflowed()).isFalse();
+        assertThat(exact.guard()).isEqualTo(CodecTesting.SENTINEL);
     }
 
     @Test
-    void recordWhoseStringDoesNotFitThrowsAndWritesNothingPastCapacity()
+    void recordWhoseStringDoesNotFitMarksTheWindowOverflowedAndWritesNothingPastCapacity()
     {
         final RecordCodec<Sample> codec = RecordCodec.of(Sample.class);
         final Sample value = new Sample(1, "a string that is too long", Color.RED, new Point(1, 2));
@@ -296,16 +297,29 @@ class RecordCodecTest
 
         for (int capacity = 0; capacity < size; capacity++)
         {
-            final UnsafeBuffer buffer = guarded(capacity);
-            assertThatThrownBy(() -> codec.encode(value, buffer, 0))
-                .as("capacity %d of %d", capacity, size)
-                .isInstanceOf(IndexOutOfBoundsException.class);
-            assertThat(guard(buffer)).as("guard after capacity %d", capacity).isEqualTo(CodecTesting.SENTINEL);
+            final Guarded guarded = guarded(capacity);
+            codec.encode(value, guarded.buffer(), 0);
+            assertThat(guarded.buffer().overflowed()).as("capacity %d of %d", capacity, size).isTrue();
+            assertThat(guarded.guard()).as("guard after capacity %d", capacity).isEqualTo(CodecTesting.SENTINEL);
         }
-        final UnsafeBuffer exact = guarded(size);
-        assertThat(codec.encode(value, exact, 0)).isEqualTo(size);
-        assertThat(guard(exact)).isEqualTo(CodecTesting.SENTINEL);
-        assertThat(codec.decode(exact, 0, size)).isEqualTo(value);
+        final Guarded exact = guarded(size);
+        assertThat(codec.encode(value, exact.buffer(), 0)).isEqualTo(size);
+        assertThat(exact.buffer().overflowed()).isFalse();
+        assertThat(exact.guard()).isEqualTo(CodecTesting.SENTINEL);
+        assertThat(codec.decode(exact.buffer(), 0, size)).isEqualTo(value);
+    }
+
+    @Test
+    void aGrowableBufferGrowsForARecordInsteadOfOverflowing()
+    {
+        final RecordCodec<Sample> codec = RecordCodec.of(Sample.class);
+        final Sample value = new Sample(1, "a string longer than the buffer's first capacity", Color.RED, null);
+        final int size = encoded(codec, value).length;
+        final CodecBuffer buffer = CodecBuffer.growable(16);
+
+        assertThat(codec.encode(value, buffer, 3)).isEqualTo(size);
+        assertThat(buffer.overflowed()).isFalse();
+        assertThat(codec.decode(buffer, 3, size)).isEqualTo(value);
     }
 
     @Test
@@ -332,7 +346,7 @@ class RecordCodecTest
         final RecordCodec<Everything> fallback =
             RecordCodec.of(Everything.class, CodecRegistry.withMethodHandleAccessors());
         final RecordCodec<Outer> outerCodec = RecordCodec.of(Outer.class);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1024]);
+        final CodecBuffer buffer = CodecBuffer.allocate(1024);
 
         final int iterations = 50_000;
         long written = 0;

@@ -1,19 +1,15 @@
 package io.ringflow.state.codec;
 
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecTesting.Guarded;
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 
 import static io.ringflow.state.codec.CodecTesting.encoded;
-import static io.ringflow.state.codec.CodecTesting.guard;
 import static io.ringflow.state.codec.CodecTesting.guarded;
 import static io.ringflow.state.codec.CodecTesting.roundTrip;
-import static io.ringflow.state.codec.CodecTesting.untouched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,7 +41,7 @@ class StringCodecTest
             final byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
             final byte[] bytes = encoded(CODEC, value);
             assertThat(bytes).as("encoding of %s", value).hasSize(4 + utf8.length);
-            assertThat(new UnsafeBuffer(bytes).getInt(0, ByteOrder.LITTLE_ENDIAN)).isEqualTo(utf8.length);
+            assertThat(CodecBuffer.wrap(bytes).getInt(0)).isEqualTo(utf8.length);
             assertThat(Arrays.copyOfRange(bytes, 4, bytes.length)).as("payload of %s", value).isEqualTo(utf8);
             assertThat(StringCodec.encodedSize(value)).isEqualTo(bytes.length);
         }
@@ -64,7 +60,7 @@ class StringCodecTest
             final byte[] bytes = encoded(CODEC, value);
             assertThat(Arrays.copyOfRange(bytes, 4, bytes.length)).as("payload of %s", value).isEqualTo(utf8);
             assertThat(StringCodec.encodedSize(value)).isEqualTo(bytes.length);
-            assertThat(CODEC.decode(new UnsafeBuffer(bytes), 0, bytes.length))
+            assertThat(CODEC.decode(CodecBuffer.wrap(bytes), 0, bytes.length))
                 .isEqualTo(new String(utf8, StandardCharsets.UTF_8))
                 .contains("?");
         }
@@ -74,7 +70,7 @@ class StringCodecTest
     void randomStringsRoundTripAndMatchTheJdkEncoding()
     {
         final Random random = new Random(SEED);
-        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(16);
+        final CodecBuffer buffer = CodecBuffer.growable(16);
         for (int i = 0; i < 5_000; i++)
         {
             final String value = randomString(random, random.nextInt(40));
@@ -90,49 +86,57 @@ class StringCodecTest
     }
 
     @Test
-    void valueThatDoesNotFitThrowsAndWritesNothing()
+    void valueThatDoesNotFitMarksTheWindowOverflowedAndWritesNothing()
     {
-        final UnsafeBuffer ascii = guarded(10);
-        assertThatThrownBy(() -> CODEC.encode("seven..", ascii, 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> CODEC.encode("six...", ascii, 1)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThat(untouched(ascii)).isTrue();
+        final Guarded ascii = guarded(10);
+        assertThat(CODEC.encode("seven..", ascii.buffer(), 0)).isEqualTo(11);
+        assertThat(ascii.buffer().overflowed()).isTrue();
+        ascii.buffer().clearOverflow();
+        CODEC.encode("six...", ascii.buffer(), 1);
+        assertThat(ascii.buffer().overflowed()).isTrue();
+        assertThat(ascii.untouched()).isTrue();
 
-        final UnsafeBuffer wide = guarded(12);
-        assertThatThrownBy(() -> CODEC.encode("ab😀é!", wide, 0))
-            .isInstanceOf(IndexOutOfBoundsException.class)
-            .hasMessageContaining("13 bytes")
-            .hasMessageContaining("capacity is 12");
-        assertThatThrownBy(() -> CODEC.encode("😀😀", wide, 4)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> CODEC.encode("", wide, 9)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> CODEC.encode("", wide, -1)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThat(untouched(wide)).isTrue();
+        final Guarded wide = guarded(12);
+        for (final int offset : new int[] {0, 4, 9})
+        {
+            wide.buffer().clearOverflow();
+            CODEC.encode(offset == 0 ? "ab😀é!" : offset == 4 ? "😀😀" : "", wide.buffer(), offset);
+            assertThat(wide.buffer().overflowed()).as("at offset %d", offset).isTrue();
+        }
+        assertThat(wide.untouched()).isTrue();
+        assertThatThrownBy(() -> CODEC.encode("", wide.buffer(), -1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThat(wide.untouched()).isTrue();
     }
 
     @Test
     void valueThatFitsExactlyIsWrittenUpToCapacity()
     {
-        final UnsafeBuffer ascii = guarded(10);
-        assertThat(CODEC.encode("six...", ascii, 0)).isEqualTo(10);
-        assertThat(guard(ascii)).isEqualTo(CodecTesting.SENTINEL);
-        assertThat(CODEC.decode(ascii, 0, 10)).isEqualTo("six...");
+        final Guarded ascii = guarded(10);
+        assertThat(CODEC.encode("six...", ascii.buffer(), 0)).isEqualTo(10);
+        assertThat(ascii.buffer().overflowed()).isFalse();
+        assertThat(ascii.guard()).isEqualTo(CodecTesting.SENTINEL);
+        assertThat(CODEC.decode(ascii.buffer(), 0, 10)).isEqualTo("six...");
 
         // 3 chars, 9 bytes: the worst case (4 + 3 * 3 = 13) does not fit, so the exact size is measured first.
-        final UnsafeBuffer wide = guarded(12);
-        assertThat(CODEC.encode("a😀", wide, 3)).isEqualTo(9);
-        assertThat(guard(wide)).isEqualTo(CodecTesting.SENTINEL);
-        assertThat(CODEC.decode(wide, 3, 9)).isEqualTo("a😀");
+        final Guarded wide = guarded(12);
+        assertThat(CODEC.encode("a😀", wide.buffer(), 3)).isEqualTo(9);
+        assertThat(wide.buffer().overflowed()).isFalse();
+        assertThat(wide.guard()).isEqualTo(CodecTesting.SENTINEL);
+        assertThat(CODEC.decode(wide.buffer(), 3, 9)).isEqualTo("a😀");
 
-        final UnsafeBuffer empty = guarded(4);
-        assertThat(CODEC.encode("", empty, 0)).isEqualTo(4);
-        assertThat(guard(empty)).isEqualTo(CodecTesting.SENTINEL);
+        final Guarded empty = guarded(4);
+        assertThat(CODEC.encode("", empty.buffer(), 0)).isEqualTo(4);
+        assertThat(empty.buffer().overflowed()).isFalse();
+        assertThat(empty.guard()).isEqualTo(CodecTesting.SENTINEL);
     }
 
     @Test
-    void expandableBufferGrowsInsteadOfThrowing()
+    void growableBufferGrowsInsteadOfOverflowing()
     {
-        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(8);
+        final CodecBuffer buffer = CodecBuffer.growable(8);
         final String value = "grows €😀 ".repeat(100);
         final int length = CODEC.encode(value, buffer, 3);
+        assertThat(buffer.overflowed()).isFalse();
         assertThat(length).isEqualTo(StringCodec.encodedSize(value));
         assertThat(buffer.capacity()).isGreaterThanOrEqualTo(3 + length);
         assertThat(CODEC.decode(buffer, 3, length)).isEqualTo(value);
@@ -141,12 +145,12 @@ class StringCodecTest
     @Test
     void decodeRefusesALengthPrefixThatDoesNotMatch()
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[32]);
+        final CodecBuffer buffer = CodecBuffer.allocate(32);
         final int length = CODEC.encode("abc", buffer, 0);
         assertThatThrownBy(() -> CODEC.decode(buffer, 0, length - 1))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("length prefix 3");
-        buffer.putInt(0, -1, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(0, -1);
         assertThatThrownBy(() -> CODEC.decode(buffer, 0, 3)).isInstanceOf(IllegalArgumentException.class);
         assertThat(CODEC.encodedLength(buffer, 0)).isNegative();
     }

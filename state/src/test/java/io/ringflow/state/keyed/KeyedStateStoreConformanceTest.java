@@ -4,15 +4,13 @@ import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.chronicle.ChronicleKeyedStateStore;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.heap.HeapKeyedStateStore;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateMeta;
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -708,9 +706,9 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, MAX_PARALLELISM, ALL, List.of(meta));
-        final UnsafeBuffer key = new UnsafeBuffer(new byte[8]);
+        final CodecBuffer key = CodecBuffer.allocate(8);
         LongCodec.write(key, 0, 1L);
-        final UnsafeBuffer value = new UnsafeBuffer(new byte[Math.max(8, valueLength)]);
+        final CodecBuffer value = CodecBuffer.allocate(Math.max(8, valueLength));
         LongCodec.write(value, 0, 1L);
         writer.startKeyGroup(KeyGroups.keyGroupOf(1L, MAX_PARALLELISM), 1);
         writer.entry(0, key, 0, 8, null, 0, 0, value, 0, valueLength);
@@ -734,7 +732,7 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
         }
 
         @Override
-        public int encode(final Reading value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final Reading value, final CodecBuffer buffer, final int offset)
         {
             LongCodec.write(buffer, offset, value.at());
             LongCodec.write(buffer, offset + 8, value.value());
@@ -742,7 +740,7 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
         }
 
         @Override
-        public Reading decode(final DirectBuffer buffer, final int offset, final int length)
+        public Reading decode(final CodecBuffer buffer, final int offset, final int length)
         {
             return new Reading(LongCodec.read(buffer, offset), LongCodec.read(buffer, offset + 8));
         }

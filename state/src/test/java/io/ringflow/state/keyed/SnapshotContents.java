@@ -2,13 +2,13 @@ package io.ringflow.state.keyed;
 
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.ListCodec;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -250,11 +250,9 @@ public final class SnapshotContents
         });
     }
 
-    private static byte[] slice(final UnsafeBuffer buffer, final int offset, final int length)
+    private static byte[] slice(final CodecBuffer buffer, final int offset, final int length)
     {
-        final byte[] bytes = new byte[length];
-        buffer.getBytes(offset, bytes);
-        return bytes;
+        return buffer.toByteArray(offset, length);
     }
 
     private static Class<?> load(final String name)

@@ -2,12 +2,11 @@ package io.ringflow.state.keyed;
 
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateMeta;
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -133,13 +132,13 @@ public abstract class StateKindsConformanceTest extends KeyedStoreFixture
         }
 
         @Override
-        public int encode(final MutableCount value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final MutableCount value, final CodecBuffer buffer, final int offset)
         {
             return LongCodec.write(buffer, offset, value.count);
         }
 
         @Override
-        public MutableCount decode(final DirectBuffer buffer, final int offset, final int length)
+        public MutableCount decode(final CodecBuffer buffer, final int offset, final int length)
         {
             return new MutableCount(LongCodec.read(buffer, offset));
         }
@@ -170,13 +169,13 @@ public abstract class StateKindsConformanceTest extends KeyedStoreFixture
         }
 
         @Override
-        public int encode(final Slot value, final MutableDirectBuffer buffer, final int offset)
+        public int encode(final Slot value, final CodecBuffer buffer, final int offset)
         {
             return LongCodec.write(buffer, offset, value.id());
         }
 
         @Override
-        public Slot decode(final DirectBuffer buffer, final int offset, final int length)
+        public Slot decode(final CodecBuffer buffer, final int offset, final int length)
         {
             return new Slot(LongCodec.read(buffer, offset));
         }

@@ -1,11 +1,10 @@
 package io.ringflow.state.snapshot;
 
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.StringCodec;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.StateKind;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -122,7 +121,7 @@ class KeyedSnapshotFormatTest
             for (; i < end; i++)
             {
                 final Entry e = entries[i];
-                final UnsafeBuffer key = longBytes(e.key());
+                final CodecBuffer key = longBytes(e.key());
                 if (e.value() == null)
                 {
                     writer.tombstone(e.state(), key, 0, 8);
@@ -138,10 +137,10 @@ class KeyedSnapshotFormatTest
         return out.toByteArray();
     }
 
-    private static UnsafeBuffer longBytes(final long value)
+    private static CodecBuffer longBytes(final long value)
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8]);
-        buffer.putLong(0, value, java.nio.ByteOrder.LITTLE_ENDIAN);
+        final CodecBuffer buffer = CodecBuffer.allocate(8);
+        buffer.putLong(0, value);
         return buffer;
     }
 
@@ -153,9 +152,9 @@ class KeyedSnapshotFormatTest
         final Map<String, Long> contents = new java.util.TreeMap<>();
         reader.read(reader.range(), (group, state, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
             valueOffset, valueLength) -> contents.put(reader.states().get(state).name() + "/" + group + "/" +
-                buffer.getLong(keyOffset, java.nio.ByteOrder.LITTLE_ENDIAN) + "/" + (subKeyLength < 0 ? -1 :
-                buffer.getLong(subKeyOffset, java.nio.ByteOrder.LITTLE_ENDIAN)),
-            buffer.getLong(valueOffset, java.nio.ByteOrder.LITTLE_ENDIAN)));
+                buffer.getLong(keyOffset) + "/" + (subKeyLength < 0 ? -1 :
+                buffer.getLong(subKeyOffset)),
+            buffer.getLong(valueOffset)));
         return contents;
     }
 
@@ -227,11 +226,11 @@ class KeyedSnapshotFormatTest
     void aListIsItsCountThenLengthPrefixedElementsAndAppendsInPlace()
     {
         final ListCodec<String> codec = new ListCodec<>(StringCodec.INSTANCE);
-        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final CodecBuffer buffer = CodecBuffer.growable(64);
 
         int length = codec.encode(List.of("a", "bc"), buffer, 8);
         assertThat(length).isEqualTo(4 + (4 + 5) + (4 + 6));
-        assertThat(buffer.getInt(8, java.nio.ByteOrder.LITTLE_ENDIAN)).isEqualTo(2);
+        assertThat(buffer.getInt(8)).isEqualTo(2);
         length = codec.appendElement("def", buffer, 8, length);
 
         assertThat(codec.decode(buffer, 8, length)).containsExactly("a", "bc", "def");
@@ -239,15 +238,39 @@ class KeyedSnapshotFormatTest
     }
 
     @Test
+    void anElementThatDoesNotFitIsNotCountedAndCanBeAppendedAgainInALargerWindow()
+    {
+        final ListCodec<String> codec = new ListCodec<>(StringCodec.INSTANCE);
+        final byte[] small = new byte[24];
+        final CodecBuffer window = CodecBuffer.wrap(small);
+        final int length = codec.encode(List.of("a"), window, 0);
+        assertThat(window.overflowed()).isFalse();
+
+        codec.appendElement("too long for the window", window, 0, length);
+        assertThat(window.overflowed()).isTrue();
+        assertThat(window.getInt(0)).as("the count").isEqualTo(1);
+        assertThat(codec.decode(window, 0, length)).containsExactly("a");
+        assertThatThrownBy(() -> codec.appendElement("b", window, 0, length))
+            .as("a window already marked cannot tell a fit from an overflow")
+            .isInstanceOf(IllegalStateException.class);
+
+        final CodecBuffer larger = CodecBuffer.allocate(64);
+        larger.putBytes(0, window, 0, length);
+        final int appended = codec.appendElement("too long for the window", larger, 0, length);
+        assertThat(larger.overflowed()).isFalse();
+        assertThat(codec.decode(larger, 0, appended)).containsExactly("a", "too long for the window");
+    }
+
+    @Test
     void aDamagedListIsRefused()
     {
         final ListCodec<String> codec = new ListCodec<>(StringCodec.INSTANCE);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final CodecBuffer buffer = CodecBuffer.allocate(64);
         final int length = codec.encode(new ArrayList<>(List.of("a", "b")), buffer, 0);
 
         assertThatThrownBy(() -> codec.decode(buffer, 0, length - 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> codec.decode(buffer, 0, 3)).isInstanceOf(IllegalArgumentException.class);
-        buffer.putInt(0, 1_000, java.nio.ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(0, 1_000);
         assertThatThrownBy(() -> codec.decode(buffer, 0, length)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("1000");
     }
@@ -255,12 +278,13 @@ class KeyedSnapshotFormatTest
     @Test
     void aTimestampIsEightLittleEndianBytesAndExpiresAtItsTtl()
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[16]);
+        final byte[] array = new byte[16];
+        final CodecBuffer buffer = CodecBuffer.wrap(array);
         TtlValues.putTimestamp(buffer, 4, 0x0102_0304_0506_0708L);
 
         assertThat(buffer.getByte(4)).isEqualTo((byte)0x08);
         assertThat(TtlValues.timestamp(buffer, 4)).isEqualTo(0x0102_0304_0506_0708L);
-        assertThat(TtlValues.timestamp(buffer.byteArray(), 4)).isEqualTo(0x0102_0304_0506_0708L);
+        assertThat(TtlValues.timestamp(array, 4)).isEqualTo(0x0102_0304_0506_0708L);
         assertThat(TtlValues.isExpired(1_000, 100, 1_099)).isFalse();
         assertThat(TtlValues.isExpired(1_000, 100, 1_100)).isTrue();
     }

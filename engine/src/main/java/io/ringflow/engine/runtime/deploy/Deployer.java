@@ -120,7 +120,6 @@ public final class Deployer
         {
             restorer.checkAllStateIsClaimed(graph.nodes());
         }
-        JvmAccess.check();
         final Map<StreamNode, List<StreamNode>> chains = Chains.compute(graph, config);
         final Map<StreamNode, StreamNode> headOf = new IdentityHashMap<>();
         chains.forEach((head, members) -> members.forEach(member -> headOf.put(member, head)));

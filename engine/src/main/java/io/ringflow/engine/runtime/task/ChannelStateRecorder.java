@@ -1,11 +1,9 @@
 package io.ringflow.engine.runtime.task;
 
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
-import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecBuffer;
 
-import java.nio.ByteOrder;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -19,7 +17,7 @@ import java.util.Arrays;
  *                per record: length (int) | bytes
  * </pre>
  *
- * All integers big-endian. Thread contract: the task thread.
+ * All integers big-endian (the records' own bytes are the codecs', little-endian). Thread contract: the task thread.
  */
 public final class ChannelStateRecorder
 {
@@ -29,7 +27,7 @@ public final class ChannelStateRecorder
 
     final long checkpointId;
     private final int[] inputIndexes;
-    private final ExpandableArrayBuffer[] buffers;
+    private final CodecBuffer[] buffers;
     private final int[] lengths;
     private final int[] counts;
     private long records;
@@ -39,7 +37,7 @@ public final class ChannelStateRecorder
         this.checkpointId = checkpointId;
         this.inputIndexes = inputIndexes;
         final int channels = inputIndexes.length;
-        this.buffers = new ExpandableArrayBuffer[channels];
+        this.buffers = new CodecBuffer[channels];
         this.lengths = new int[channels];
         this.counts = new int[channels];
     }
@@ -51,15 +49,15 @@ public final class ChannelStateRecorder
      * @param payload the slot's payload.
      * @param length  the record's encoded length.
      */
-    void append(final int channel, final DirectBuffer payload, final int length)
+    void append(final int channel, final CodecBuffer payload, final int length)
     {
-        ExpandableArrayBuffer buffer = buffers[channel];
+        CodecBuffer buffer = buffers[channel];
         if (buffer == null)
         {
-            buffer = buffers[channel] = new ExpandableArrayBuffer(Math.max(256, length * 64));
+            buffer = buffers[channel] = CodecBuffer.growable(Math.max(256, length * 64));
         }
         final int at = lengths[channel];
-        buffer.putInt(at, length, ByteOrder.BIG_ENDIAN);
+        buffer.putInt(at, Integer.reverseBytes(length)); // big-endian in a little-endian buffer
         buffer.putBytes(at + 4, payload, 0, length);
         lengths[channel] = at + 4 + length;
         counts[channel]++;
@@ -80,23 +78,24 @@ public final class ChannelStateRecorder
         {
             total += 8 + lengths[c];
         }
-        final UnsafeBuffer out = new UnsafeBuffer(new byte[total]);
-        out.putInt(0, MAGIC, ByteOrder.BIG_ENDIAN);
-        out.putInt(4, VERSION, ByteOrder.BIG_ENDIAN);
-        out.putInt(8, buffers.length, ByteOrder.BIG_ENDIAN);
+        final byte[] bytes = new byte[total];
+        final ByteBuffer out = ByteBuffer.wrap(bytes);
+        out.putInt(0, MAGIC);
+        out.putInt(4, VERSION);
+        out.putInt(8, buffers.length);
         int at = 12;
         for (int c = 0; c < buffers.length; c++)
         {
-            out.putInt(at, inputIndexes[c], ByteOrder.BIG_ENDIAN);
-            out.putInt(at + 4, counts[c], ByteOrder.BIG_ENDIAN);
+            out.putInt(at, inputIndexes[c]);
+            out.putInt(at + 4, counts[c]);
             at += 8;
             if (lengths[c] > 0)
             {
-                out.putBytes(at, buffers[c], 0, lengths[c]);
+                buffers[c].getBytes(0, bytes, at, lengths[c]);
                 at += lengths[c];
             }
         }
-        return out.byteArray();
+        return bytes;
     }
 
     /** Receives restored records. */
@@ -109,7 +108,7 @@ public final class ChannelStateRecorder
          * @param offset  where it starts.
          * @param length  its encoded length.
          */
-        void record(int channel, UnsafeBuffer bytes, int offset, int length);
+        void record(int channel, CodecBuffer bytes, int offset, int length);
     }
 
     /**
@@ -144,18 +143,19 @@ public final class ChannelStateRecorder
     private static void walk(final byte[] data, final String file, final int[] inputIndexes,
         final RecordVisitor visitor)
     {
-        final UnsafeBuffer in = new UnsafeBuffer(data);
-        if (data.length < 12 || in.getInt(0, ByteOrder.BIG_ENDIAN) != MAGIC)
+        final ByteBuffer in = ByteBuffer.wrap(data);
+        final CodecBuffer records = visitor == null ? null : CodecBuffer.wrap(data);
+        if (data.length < 12 || in.getInt(0) != MAGIC)
         {
             throw new CorruptCheckpointException(file, "not a Ringflow channel state file");
         }
-        final int version = in.getInt(4, ByteOrder.BIG_ENDIAN);
+        final int version = in.getInt(4);
         if (version != VERSION)
         {
             throw new CorruptCheckpointException(file, "channel state format version " + version +
                 ", this build reads " + VERSION);
         }
-        final int stored = in.getInt(8, ByteOrder.BIG_ENDIAN);
+        final int stored = in.getInt(8);
         if (stored != inputIndexes.length)
         {
             throw new IllegalStateException("channel state " + file + " holds " + stored + " input channels, the " +
@@ -183,7 +183,7 @@ public final class ChannelStateRecorder
                 }
                 if (visitor != null)
                 {
-                    visitor.record(c, in, at + 4, length);
+                    visitor.record(c, records, at + 4, length);
                 }
                 at += 4 + length;
             }
@@ -194,13 +194,13 @@ public final class ChannelStateRecorder
         }
     }
 
-    private static int readInt(final UnsafeBuffer in, final int at, final String file)
+    private static int readInt(final ByteBuffer in, final int at, final String file)
     {
         if (at + 4 > in.capacity())
         {
             throw new CorruptCheckpointException(file, "ends early at offset " + at);
         }
-        return in.getInt(at, ByteOrder.BIG_ENDIAN);
+        return in.getInt(at);
     }
 
     @Override

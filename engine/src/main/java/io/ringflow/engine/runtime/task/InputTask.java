@@ -17,7 +17,7 @@ import io.ringflow.engine.checkpoint.barrier.CheckpointAlignment;
 import io.ringflow.engine.checkpoint.barrier.CheckpointBarrier;
 import io.ringflow.engine.checkpoint.barrier.NanoClock;
 import io.ringflow.state.codec.Codec;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.ringflow.state.codec.CodecBuffer;
 
 import java.lang.System.Logger.Level;
 import java.util.function.BooleanSupplier;
@@ -460,7 +460,7 @@ public final class InputTask extends Task
             }
             if (kind == SlotKind.BARRIER)
             {
-                final UnsafeBuffer payload = slot.payload();
+                final CodecBuffer payload = slot.payload();
                 return task.onBarrier(
                     this,
                     payload.getLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET),
@@ -477,7 +477,7 @@ public final class InputTask extends Task
         }
 
         /** Decodes one record and hands it to the head operator. */
-        void process(final UnsafeBuffer bytes, final int offset, final int length)
+        void process(final CodecBuffer bytes, final int offset, final int length)
         {
             final Object record = codec.decode(bytes, offset, length);
             try

@@ -4,9 +4,8 @@ import io.ringflow.engine.api.functions.OperatorListState;
 import io.ringflow.engine.api.functions.StateInitializationContext;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -100,7 +99,7 @@ public final class OperatorStateStore implements StateInitializationContext
             out.writeInt(MAGIC);
             out.writeInt(VERSION);
             out.writeInt(states.size() + restored.size());
-            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(128);
+            final CodecBuffer buffer = CodecBuffer.growable(128);
             for (final Map.Entry<String, ListStateImpl<?>> entry : states.entrySet())
             {
                 entry.getValue().writeTo(entry.getKey(), out, buffer);
@@ -246,7 +245,7 @@ public final class OperatorStateStore implements StateInitializationContext
             elements.clear();
         }
 
-        void writeTo(final String name, final DataOutputStream out, final ExpandableArrayBuffer buffer)
+        void writeTo(final String name, final DataOutputStream out, final CodecBuffer buffer)
             throws IOException
         {
             writeString(out, name);
@@ -255,21 +254,15 @@ public final class OperatorStateStore implements StateInitializationContext
             out.writeInt(elements.size());
             for (final T element : elements)
             {
-                int length;
-                while (true)
+                // a growable buffer: it overflows only past what any buffer can hold
+                final int length = codec.encode(element, buffer, 0);
+                if (buffer.overflowed())
                 {
-                    try
-                    {
-                        length = codec.encode(element, buffer, 0);
-                        break;
-                    }
-                    catch (final IndexOutOfBoundsException tooSmall)
-                    {
-                        buffer.checkLimit(buffer.capacity() * 2);
-                    }
+                    throw new IllegalStateException("an element of operator state '" + name + "' encodes to more " +
+                        "than a buffer can hold");
                 }
                 out.writeInt(length);
-                out.write(buffer.byteArray(), 0, length);
+                buffer.writeTo(0, length, out);
             }
         }
     }
@@ -299,11 +292,9 @@ public final class OperatorStateStore implements StateInitializationContext
                     codecVersion + " of " + type + ", and the codec now registered is version " +
                     state.codec.version());
             }
-            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[0]);
             for (final byte[] element : elements)
             {
-                buffer.wrap(element);
-                state.elements.add(state.codec.decode(buffer, 0, element.length));
+                state.elements.add(state.codec.decode(CodecBuffer.wrap(element), 0, element.length));
             }
         }
 
