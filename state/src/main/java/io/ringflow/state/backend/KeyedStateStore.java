@@ -25,14 +25,41 @@ import java.util.List;
 public interface KeyedStateStore extends AutoCloseable
 {
     /**
-     * Scopes every state handle of this store to {@code key} until the next call.
+     * Scopes every state handle of this store to {@code key} until the next call. {@code null} clears the current key:
+     * state used then fails.
      *
-     * @param key the non-null key of the record about to be processed.
+     * @param key the non-null key of the record about to be processed, or null.
      */
     void setCurrentKey(Object key);
 
     /**
-     * @return the key set by the last {@link #setCurrentKey}.
+     * Scopes every state handle to {@code key}, whose key group the caller already knows (the producer computed it,
+     * once, and sent it with the record): the store need not hash the key again. Must equal
+     * {@code KeyGroups.keyGroupOf(key, maxParallelism)} (the built-in stores assert it).
+     *
+     * @param key      the non-null key.
+     * @param keyGroup its key group.
+     */
+    default void setCurrentKey(final Object key, final int keyGroup)
+    {
+        setCurrentKey(key);
+    }
+
+    /**
+     * Scopes every state handle to the {@code Long} key {@code key}, without boxing it: the unboxed path for the most
+     * common key type. The same key as {@code setCurrentKey(Long.valueOf(key), keyGroup)} in every respect (state,
+     * snapshots, {@link #currentKey()}); a store keeps it as a {@code long} and boxes it only if asked.
+     *
+     * @param key      the key.
+     * @param keyGroup its key group.
+     */
+    default void setCurrentKey(final long key, final int keyGroup)
+    {
+        setCurrentKey((Object)key, keyGroup);
+    }
+
+    /**
+     * @return the key set by the last {@code setCurrentKey}, boxed if it was set unboxed; null when none.
      */
     Object currentKey();
 

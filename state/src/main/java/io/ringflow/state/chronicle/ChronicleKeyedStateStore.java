@@ -188,6 +188,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private final Map<String, ChronicleState> declared = new LinkedHashMap<>();
     private final EncodedBytes currentKeyBytes;
     private Object currentKey;
+    /** The current key when set unboxed ({@link #longKey}); {@link #currentKey} is its box once one was made. */
+    private long currentLongKey;
+    private boolean longKey;
+    /** The current key's key group when the caller gave it, else -1 (computed when the key is encoded). */
+    private int currentKeyGroup = -1;
     private boolean currentKeyEncoded;
     private Class<?> keyClass;
     private Codec<Object> keyCodec;
@@ -252,18 +257,61 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public void setCurrentKey(final Object key)
     {
+        setCurrentKey(key, -1);
+    }
+
+    @Override
+    public void setCurrentKey(final Object key, final int keyGroup)
+    {
+        assert keyGroup == -1 || keyGroup == KeyGroups.keyGroupOf(key, maxParallelism) : "key " + key +
+            " is in key group " + KeyGroups.keyGroupOf(key, maxParallelism) + ", not " + keyGroup;
         if (holding != null)
         {
             releaseHeld();
         }
         currentKey = key;
+        longKey = false;
+        currentKeyGroup = keyGroup;
+        currentKeyEncoded = false;
+    }
+
+    @Override
+    public void setCurrentKey(final long key, final int keyGroup)
+    {
+        assert keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) : "key " + key +
+            " is in key group " + KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) + ", not " + keyGroup;
+        if (holding != null)
+        {
+            releaseHeld();
+        }
+        currentKey = null;
+        currentLongKey = key;
+        longKey = true;
+        currentKeyGroup = keyGroup;
         currentKeyEncoded = false;
     }
 
     @Override
     public Object currentKey()
     {
+        if (longKey && currentKey == null)
+        {
+            // boxed once per record at most, and only off the unboxed paths (a front miss, another state kind)
+            currentKey = currentLongKey;
+        }
         return currentKey;
+    }
+
+    /** @return whether the current key was set unboxed: {@link #currentLongKey()} is it. Task thread. */
+    boolean hasLongKey()
+    {
+        return longKey;
+    }
+
+    /** @return the current key, set unboxed; valid when {@link #hasLongKey()}. Task thread. */
+    long currentLongKey()
+    {
+        return currentLongKey;
     }
 
     @Override
@@ -791,13 +839,13 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
 
     private void encodeCurrentKey(final String stateName)
     {
-        final Object key = currentKey;
+        final Object key = currentKey();
         if (key == null)
         {
             throw new IllegalStateException("state '" + stateName +
                 "' used outside the processing of a keyed record: there is no current key");
         }
-        encode(key, currentKeyBytes, stateName, "the current key");
+        encode(key, currentKeyGroup, currentKeyBytes, stateName, "the current key");
         currentKeyEncoded = true;
     }
 
@@ -814,17 +862,18 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      */
     EncodedBytes encodeKey(final Object key, final EncodedBytes into, final String stateName)
     {
-        encode(key, into, stateName, "a key");
+        encode(key, -1, into, stateName, "a key");
         return into;
     }
 
-    private void encode(final Object key, final EncodedBytes into, final String stateName, final String what)
+    private void encode(final Object key, final int keyGroup, final EncodedBytes into, final String stateName,
+        final String what)
     {
         if (key.getClass() != keyClass)
         {
             adoptKeyClass(key.getClass(), stateName);
         }
-        if (StoredKeyLayout.encode(keyCodec, key, maxParallelism, into, config.maxEntrySize()) < 0)
+        if (StoredKeyLayout.encode(keyCodec, key, keyGroup, maxParallelism, into, config.maxEntrySize()) < 0)
         {
             throw new IllegalArgumentException("state '" + stateName + "': " + what + " (" +
                 key.getClass().getName() + ") encodes to more than maxEntrySize " + config.maxEntrySize() +

@@ -83,6 +83,16 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             final T value = readCell(true);
             return value != null ? value : defaultValue;
         }
+        if (front.holdsLongs() && store.hasLongKey())
+        {
+            // the key set unboxed: no key object at all on a hit
+            final long held = front.getLong(store.currentLongKey());
+            if (held != HotKeyFront.NO_LONG)
+            {
+                front.access(true);
+                return (T)Long.valueOf(held);
+            }
+        }
         final Object key = store.currentKey();
         if (front.holdsLongs() && key instanceof Long)
         {
@@ -123,6 +133,17 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         {
             writeCell(value);
             return;
+        }
+        if (front.holdsLongs() && store.hasLongKey() && !front.tracksChanges())
+        {
+            // the key set unboxed, and no change stamps to key by object: no key object on a hit
+            final long longValue = ((Long)value).longValue();
+            if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
+                front.replaceLong(store.currentLongKey(), longValue))
+            {
+                front.access(true);
+                return;
+            }
         }
         final Object key = store.currentKey();
         if (front.holdsLongs() && key instanceof Long)

@@ -164,12 +164,41 @@ final class HotKeyFront
     }
 
     /**
+     * {@link #getLong(Long)} for a key set unboxed.
+     *
+     * @param key the current key.
+     * @return its value here, or {@link #NO_LONG} when it is not here.
+     */
+    long getLong(final long key)
+    {
+        return longLongs.get(key);
+    }
+
+    /**
      * The unboxed {@link #replace}, when {@link #holdsLongs()}.
      *
      * @param key   the current key, a {@code Long}.
      * @param value its new value, not {@link #NO_LONG}.
      * @return whether the key was here.
      */
+    /**
+     * {@link #replaceLong(Long, long)} for a key set unboxed, when no changes are tracked (no stamp to key).
+     *
+     * @param key   the current key.
+     * @param value its new value, not {@link #NO_LONG}.
+     * @return whether the key was here.
+     */
+    boolean replaceLong(final long key, final long value)
+    {
+        return longLongs.replace(key, value) != NO_LONG;
+    }
+
+    /** @return whether entries are stamped with their change for incremental snapshots. */
+    boolean tracksChanges()
+    {
+        return map.tracksChanges();
+    }
+
     boolean replaceLong(final Long key, final long value)
     {
         if (longLongs.replace(key.longValue(), value) == NO_LONG)

@@ -48,12 +48,30 @@ final class StoredKeyLayout
         final Codec<Object> codec, final Object key, final int maxParallelism, final EncodedBytes into,
         final int maxKeyLength)
     {
+        return encode(codec, key, -1, maxParallelism, into, maxKeyLength);
+    }
+
+    /**
+     * {@link #encode(Codec, Object, int, EncodedBytes, int)} for a key whose key group is known already.
+     *
+     * @param codec          the store's key codec.
+     * @param key            the key, non-null, of the codec's type.
+     * @param keyGroup       the key's key group, or -1 to compute it here.
+     * @param maxParallelism the job's number of key groups.
+     * @param into           the slot to encode into; its length is set to the stored key's.
+     * @param maxKeyLength   the most bytes the codec may write (the store's maximum entry size).
+     * @return the length of the codec's bytes, or -1 when they would exceed {@code maxKeyLength}.
+     */
+    static int encode(
+        final Codec<Object> codec, final Object key, final int keyGroup, final int maxParallelism,
+        final EncodedBytes into, final int maxKeyLength)
+    {
         final int length = into.encode(codec, key, KEY_OFFSET, maxKeyLength + KEY_OFFSET);
         if (length < 0 || length > maxKeyLength)
         {
             return -1;
         }
-        putKeyGroup(into.buffer(), KeyGroups.keyGroupOf(key, maxParallelism));
+        putKeyGroup(into.buffer(), keyGroup >= 0 ? keyGroup : KeyGroups.keyGroupOf(key, maxParallelism));
         into.length(KEY_OFFSET + length);
         return length;
     }

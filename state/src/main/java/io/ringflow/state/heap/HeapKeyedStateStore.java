@@ -59,6 +59,9 @@ public final class HeapKeyedStateStore implements KeyedStateStore
     /** Restored entries of states not declared yet, by state name; decoded when the state is declared. */
     private final Map<String, HeapRestoredState> restored = new HashMap<>();
     private Object currentKey;
+    /** The current key when set unboxed ({@link #longKey}); boxed only when asked for. */
+    private long currentLongKey;
+    private boolean longKey;
 
     /** A store for every key group of the default maximum parallelism, with the built-in codecs. */
     public HeapKeyedStateStore()
@@ -83,12 +86,44 @@ public final class HeapKeyedStateStore implements KeyedStateStore
     public void setCurrentKey(final Object key)
     {
         currentKey = key;
+        longKey = false;
+    }
+
+    @Override
+    public void setCurrentKey(final Object key, final int keyGroup)
+    {
+        assert keyGroup == KeyGroups.keyGroupOf(key, maxParallelism) : "key " + key + " is in key group " +
+            KeyGroups.keyGroupOf(key, maxParallelism) + ", not " + keyGroup;
+        currentKey = key;
+        longKey = false;
+    }
+
+    @Override
+    public void setCurrentKey(final long key, final int keyGroup)
+    {
+        assert keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) : "key " + key +
+            " is in key group " + KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) + ", not " + keyGroup;
+        currentLongKey = key;
+        currentKey = null;
+        longKey = true;
     }
 
     @Override
     public Object currentKey()
     {
-        return currentKey;
+        return longKey ? Long.valueOf(currentLongKey) : currentKey;
+    }
+
+    /** @return whether the current key was set unboxed: {@link #currentLongKey()} is it. Task thread. */
+    boolean hasLongKey()
+    {
+        return longKey;
+    }
+
+    /** @return the current key, set unboxed; valid when {@link #hasLongKey()}. Task thread. */
+    long currentLongKey()
+    {
+        return currentLongKey;
     }
 
     @Override

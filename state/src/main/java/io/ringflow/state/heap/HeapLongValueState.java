@@ -18,16 +18,28 @@ final class HeapLongValueState extends HeapState implements ValueState<Long>
 
     private final Long2LongHashMap values = new Long2LongHashMap(ABSENT);
     private final HeapValueState<Long> others;
+    private final Long defaultValue;
 
     HeapLongValueState(final HeapKeyedStateStore store, final ValueStateDescriptor<Long> descriptor)
     {
         super(store, descriptor);
         others = new HeapValueState<>(store, descriptor);
+        defaultValue = descriptor.defaultValue();
     }
 
     @Override
     public Long value()
     {
+        if (store.hasLongKey())
+        {
+            // the unboxed path: one probe, no key object
+            final long value = values.get(store.currentLongKey());
+            if (value != ABSENT)
+            {
+                return value;
+            }
+            return others.size() == 0 ? defaultValue : others.value();
+        }
         final Object key = requireKey();
         if (key instanceof Long)
         {
@@ -43,6 +55,15 @@ final class HeapLongValueState extends HeapState implements ValueState<Long>
     @Override
     public void update(final Long value)
     {
+        if (store.hasLongKey() && value != null && value != ABSENT)
+        {
+            values.put(store.currentLongKey(), value.longValue());
+            if (others.size() != 0)
+            {
+                others.clear();
+            }
+            return;
+        }
         final Object key = requireKey();
         if (value == null || !(key instanceof Long) || value == ABSENT)
         {

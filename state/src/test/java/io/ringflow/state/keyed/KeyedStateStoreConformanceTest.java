@@ -573,7 +573,8 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
     // ------------------------------------------------------------------------------------------------ model
 
     /**
-     * Thousands of seeded operations on two states (increments, overwrites, clears, null updates, ever new keys);
+     * Thousands of seeded operations on two states (increments, overwrites, clears, null updates, ever new keys), each
+     * key scoped one of the three ways at random (boxed, boxed with its key group, unboxed with its key group);
      * snapshots taken at random barriers, several pending at once, written by two flusher threads while the task
      * keeps writing. Each written snapshot must equal a copy of the model taken at its barrier, and must restore.
      */
@@ -601,7 +602,13 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
                     keySpace += 64;
                 }
                 final long key = random.nextInt(keySpace);
-                store.setCurrentKey(key);
+                // the three ways to scope a key (boxed; with its known key group; unboxed) are one key
+                switch (random.nextInt(3))
+                {
+                    case 0 -> store.setCurrentKey(key);
+                    case 1 -> store.setCurrentKey((Object)key, KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
+                    default -> store.setCurrentKey(key, KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
+                }
                 switch (random.nextInt(9))
                 {
                     case 0, 1, 2 ->
