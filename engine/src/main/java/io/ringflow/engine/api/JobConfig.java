@@ -27,6 +27,7 @@ public final class JobConfig
     private final IdleStrategyKind idleStrategy;
     private final long maxParkNanos;
     private final boolean chaining;
+    private final boolean specializeChains;
     private final boolean pinThreads;
     private final int[] cpus;
     private final CheckpointingMode checkpointingMode;
@@ -54,6 +55,7 @@ public final class JobConfig
         idleStrategy = b.idleStrategy;
         maxParkNanos = b.maxParkNanos;
         chaining = b.chaining;
+        specializeChains = b.specializeChains;
         pinThreads = b.pinThreads;
         cpus = b.cpus == null ? null : b.cpus.clone();
     }
@@ -124,6 +126,16 @@ public final class JobConfig
         return chaining;
     }
 
+    /**
+     * @return whether each chain runs on private copies of the engine's record-path classes (outputs, channel
+     *     inputs, operators), so the JIT sees one receiver class per call site and inlines the chain; false runs the
+     *     shared classes, the general path.
+     */
+    public boolean specializeChains()
+    {
+        return specializeChains;
+    }
+
     /** @return whether task threads are pinned to cores. */
     public boolean pinThreads()
     {
@@ -188,6 +200,7 @@ public final class JobConfig
         b.idleStrategy = idleStrategy;
         b.maxParkNanos = maxParkNanos;
         b.chaining = chaining;
+        b.specializeChains = specializeChains;
         b.pinThreads = pinThreads;
         b.cpus = cpus;
         b.checkpointingMode = checkpointingMode;
@@ -205,7 +218,7 @@ public final class JobConfig
         return "JobConfig{defaultParallelism=" + defaultParallelism + ", maxParallelism=" + maxParallelism +
             ", ringSize=" + ringSize + ", slotSize=" + slotSize + ", publishBatch=" + publishBatch +
             ", readBatch=" + readBatch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
-            ", chaining=" + chaining + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
+            ", chaining=" + chaining + ", specializeChains=" + specializeChains + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
             ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
             ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom +
             ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend + '}';
@@ -225,6 +238,7 @@ public final class JobConfig
         private IdleStrategyKind idleStrategy = IdleStrategyKind.BACKOFF;
         private long maxParkNanos = 100_000;
         private boolean chaining = true;
+        private boolean specializeChains = true;
         private boolean pinThreads;
         private int[] cpus;
         private CheckpointingMode checkpointingMode = CheckpointingMode.EXACTLY_ONCE;
@@ -302,6 +316,18 @@ public final class JobConfig
         public Builder chaining(final boolean value)
         {
             chaining = value;
+            return this;
+        }
+
+        /**
+         * @param value whether each chain runs on private copies of the engine's record-path classes (default
+         *              true), which lets the JIT inline a whole chain; false runs the shared classes (the general
+         *              path, same results, slower when a JVM runs several different chains).
+         * @return this
+         */
+        public Builder specializeChains(final boolean value)
+        {
+            specializeChains = value;
             return this;
         }
 

@@ -13,10 +13,17 @@ abstract class WriterLhsPadding
 
 abstract class WriterHotFields extends WriterLhsPadding
 {
-    protected long lastClaimed;
+    /** The highest sequence claimed. */
+    protected long claimed;
+    /** The highest sequence published. */
     protected long lastPublished;
-    /** A claimed slot whose write failed (record too large): reused by the next write, never published as is. */
-    protected long spareSequence;
+    /** The highest sequence that may be claimed without reading the consumer's progress again. */
+    protected long claimLimit;
+    /**
+     * The claimed slot of the record being written, or -1: set by a claim, cleared by the commit. A record refused as
+     * too large leaves it set, and the next write reuses the slot; it is never published as is.
+     */
+    protected long pending;
 }
 
 abstract class WriterRhsPadding extends WriterHotFields
@@ -35,8 +42,10 @@ abstract class ReaderLhsPadding
 
 abstract class ReaderHotFields extends ReaderLhsPadding
 {
+    /** The sequence of the next slot to read. */
     protected long nextSequence;
-    protected long availableCache;
+    /** The producer's published cursor as last read; re-read only when it falls short of a read. */
+    protected long publishedCache;
 }
 
 abstract class ReaderRhsPadding extends ReaderHotFields

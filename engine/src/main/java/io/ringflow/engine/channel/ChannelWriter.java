@@ -1,41 +1,51 @@
 package io.ringflow.engine.channel;
 
-import com.lmax.disruptor.InsufficientCapacityException;
-import com.lmax.disruptor.RingBuffer;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
 
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 
 /**
  * The producer's end of a {@link RingChannel}.
  *
- * <p>Thread contract: one producer thread only (the upstream task). Records are claimed and written one at a time
- * but published in batches: up to {@code publishBatch} records, or whatever is pending when the task calls
- * {@link #flush()} at the end of each work cycle. Barriers and END_OF_INPUT are published at once, after the records
- * before them, so the consumer always sees slots in the order they were written.
+ * <p>Thread contract: one producer thread only (the upstream task). A record is written in three steps:
+ * {@link #claimRecord()} hands out the payload window of the next free slot, the caller's codec encodes into it, and
+ * {@link #commitRecord} writes the slot's header (with the record's key group). Records are published in batches: every
+ * {@code publishBatch} records, or whatever is committed when the task calls {@link #flush()} at the end of each work
+ * cycle. Barriers and END_OF_INPUT are published at once, after the records before them, so the consumer always sees
+ * slots in the order they were written.
  *
- * <p>Steady state allocates nothing: slots are preallocated, {@link InsufficientCapacityException} is the
- * Disruptor's stackless singleton.
+ * <p>A record that does not fit its slot (the window reports {@link CodecBuffer#overflowed()}) is not committed: the
+ * caller asks for {@link #tooLarge} and throws it, and the claimed slot is reused by the next write. Nothing is
+ * truncated and no exception decides the normal path.
+ *
+ * <p>Claiming reads the consumer's progress only when the cached limit is reached (the Disruptor's cached gating
+ * sequence); while the ring is full the writer publishes what it holds and idles through its {@link BackPressure}.
+ * Steady state allocates nothing.
  */
 public final class ChannelWriter extends WriterRhsPadding
 {
     private final RingChannel channel;
-    private final RingBuffer<Slot> ring;
+    private final ByteBuffer slots;
+    private final CodecBuffer window;
+    private final int payloadCapacity;
     private final int publishBatch;
     private final ParkingSignal consumerWakeup;
     private BackPressure backPressure = channel -> Thread.onSpinWait();
 
-    ChannelWriter(
-        final RingChannel channel, final RingBuffer<Slot> ring, final int publishBatch, final ParkingSignal wakeup)
+    ChannelWriter(final RingChannel channel, final int publishBatch, final ParkingSignal wakeup)
     {
         this.channel = channel;
-        this.ring = ring;
+        this.slots = channel.slots();
+        this.window = channel.window();
+        this.payloadCapacity = SlotDescriptor.payloadCapacity(channel.slotSize());
         this.publishBatch = publishBatch;
         this.consumerWakeup = wakeup;
-        this.lastClaimed = RingBuffer.INITIAL_CURSOR_VALUE;
-        this.lastPublished = RingBuffer.INITIAL_CURSOR_VALUE;
-        this.spareSequence = RingBuffer.INITIAL_CURSOR_VALUE;
+        this.claimed = -1;
+        this.lastPublished = -1;
+        this.claimLimit = channel.capacity() - 1;
+        this.pending = -1;
     }
 
     /**
@@ -47,7 +57,41 @@ public final class ChannelWriter extends WriterRhsPadding
     }
 
     /**
-     * Encodes {@code record} into the next slot. Publishes when a batch is complete.
+     * Claims the next free slot for a record, waiting through the back-pressure while the ring is full.
+     *
+     * @return the window over the slot's payload: write the record at 0, within its capacity. Valid until the next
+     *     claim.
+     */
+    public CodecBuffer claimRecord()
+    {
+        if (pending < 0)
+        {
+            pending = claim();
+        }
+        return window.rewrap(slots, channel.offsetOf(pending) + SlotDescriptor.HEADER_LENGTH, payloadCapacity);
+    }
+
+    /**
+     * The record written into the claimed window is complete: writes the slot's header, and publishes when a batch is
+     * complete.
+     *
+     * @param keyGroup the key group of the record's key, or {@link SlotDescriptor#NO_KEY_GROUP}.
+     * @param length   the record's encoded length.
+     */
+    public void commitRecord(final int keyGroup, final int length)
+    {
+        final long sequence = pending;
+        pending = -1;
+        slots.putLong(channel.offsetOf(sequence), SlotDescriptor.header(SlotKind.RECORD, keyGroup, length));
+        if (sequence - lastPublished >= publishBatch)
+        {
+            publishUpTo(sequence);
+        }
+    }
+
+    /**
+     * Encodes {@code record} into the next slot, without a key group: {@link #claimRecord}, encode,
+     * {@link #commitRecord}.
      *
      * @param codec  the channel's codec.
      * @param record the record, never null.
@@ -58,37 +102,46 @@ public final class ChannelWriter extends WriterRhsPadding
     {
         if (record == null)
         {
-            throw new NullPointerException("a null record was emitted into channel " + channel.name() +
-                "; records must not be null");
+            throw nullRecord();
         }
-        final long sequence = claim();
-        final Slot slot = ring.get(sequence);
-        final CodecBuffer payload = slot.payload();
-        payload.clearOverflow();
-        final int length;
+        final CodecBuffer slot = claimRecord();
+        final int length = codec.encode(record, slot, 0);
+        if (slot.overflowed())
+        {
+            throw tooLarge(codec, record);
+        }
+        commitRecord(SlotDescriptor.NO_KEY_GROUP, length);
+    }
+
+    /** @return the exception for a null record emitted into this channel, naming it. */
+    public NullPointerException nullRecord()
+    {
+        return new NullPointerException("a null record was emitted into channel " + channel.name() +
+            "; records must not be null");
+    }
+
+    /**
+     * The record encoded into the claimed window did not fit: measures it, for the message. The slot stays claimed
+     * and the next write reuses it.
+     *
+     * @param codec  the channel's codec.
+     * @param record the record.
+     * @param <T>    the record type.
+     * @return the exception to throw, naming the channel, the type and both sizes.
+     */
+    public <T> RecordTooLargeException tooLarge(final Codec<T> codec, final T record)
+    {
+        int encodedLength;
         try
         {
-            length = codec.encode(record, payload, 0);
+            final CodecBuffer scratch = CodecBuffer.growable(payloadCapacity * 2);
+            encodedLength = codec.encode(record, scratch, 0);
         }
-        catch (final Throwable failed)
+        catch (final RuntimeException ex)
         {
-            // Invariant the Disruptor relies on (its tryNext may publish every claimed slot): each claimed slot but
-            // the spare is fully written before the next claim. A failed write leaves its slot as the spare.
-            spareSequence = sequence;
-            throw failed;
+            encodedLength = -1;
         }
-        if (payload.overflowed())
-        {
-            // the record did not fit: its bytes in the slot are not a record, the slot stays the spare
-            spareSequence = sequence;
-            payload.clearOverflow();
-            throw tooLarge(codec, record, payload.capacity());
-        }
-        slot.setHeader(SlotKind.RECORD, length);
-        if (sequence - lastPublished >= publishBatch)
-        {
-            publish();
-        }
+        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength, payloadCapacity);
     }
 
     /**
@@ -104,8 +157,7 @@ public final class ChannelWriter extends WriterRhsPadding
     {
         // every record before the barrier must be visible to the consumer before the announcement is
         flush();
-        final long barrierSequence = spareSequence != RingBuffer.INITIAL_CURSOR_VALUE ? spareSequence :
-            lastClaimed + 1;
+        final long barrierSequence = pending >= 0 ? pending : claimed + 1;
         channel.announce(new BarrierAnnouncement(checkpointId, kind, timestamp, barrierSequence));
     }
 
@@ -118,31 +170,36 @@ public final class ChannelWriter extends WriterRhsPadding
      */
     public void writeBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
-        final Slot slot = ring.get(claim());
-        final CodecBuffer payload = slot.payload();
-        payload.putLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET, checkpointId);
-        payload.putInt(SlotDescriptor.BARRIER_TYPE_OFFSET, kind.code());
-        payload.putLong(SlotDescriptor.BARRIER_TIMESTAMP_OFFSET, timestamp);
-        slot.setHeader(SlotKind.BARRIER, SlotDescriptor.BARRIER_PAYLOAD_LENGTH);
-        publish();
+        final long sequence = pending >= 0 ? pending : claim();
+        pending = -1;
+        final int offset = channel.offsetOf(sequence);
+        final int payload = offset + SlotDescriptor.HEADER_LENGTH;
+        slots.putLong(payload + SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET, checkpointId);
+        slots.putInt(payload + SlotDescriptor.BARRIER_TYPE_OFFSET, kind.code());
+        slots.putLong(payload + SlotDescriptor.BARRIER_TIMESTAMP_OFFSET, timestamp);
+        slots.putLong(offset, SlotDescriptor.header(SlotKind.BARRIER, SlotDescriptor.NO_KEY_GROUP,
+            SlotDescriptor.BARRIER_PAYLOAD_LENGTH));
+        publishUpTo(sequence);
     }
 
-    /**
-     * Writes END_OF_INPUT after everything written so far and publishes. Nothing may be written afterwards.
-     */
+    /** Writes END_OF_INPUT after everything written so far and publishes. Nothing may be written afterwards. */
     public void writeEndOfInput()
     {
-        ring.get(claim()).setHeader(SlotKind.END_OF_INPUT, 0);
-        publish();
+        final long sequence = pending >= 0 ? pending : claim();
+        pending = -1;
+        slots.putLong(channel.offsetOf(sequence),
+            SlotDescriptor.header(SlotKind.END_OF_INPUT, SlotDescriptor.NO_KEY_GROUP, 0));
+        publishUpTo(sequence);
     }
 
     /**
-     * Publishes every slot written so far. Called by the task at the end of each work cycle, so records never wait
+     * Publishes every record committed so far. Called by the task at the end of each work cycle, so records never wait
      * in an unpublished batch for longer than one cycle.
      */
     public void flush()
     {
-        final long last = spareSequence == lastClaimed ? lastClaimed - 1 : lastClaimed;
+        // a pending slot is the highest claimed, and not written yet: everything below it is committed
+        final long last = pending >= 0 ? pending - 1 : claimed;
         if (last > lastPublished)
         {
             publishUpTo(last);
@@ -157,75 +214,47 @@ public final class ChannelWriter extends WriterRhsPadding
 
     private long claim()
     {
-        if (spareSequence != RingBuffer.INITIAL_CURSOR_VALUE)
+        final long next = claimed + 1;
+        if (next > claimLimit)
         {
-            final long spare = spareSequence;
-            spareSequence = RingBuffer.INITIAL_CURSOR_VALUE;
-            return spare;
+            awaitCapacity(next);
         }
-        try
-        {
-            return lastClaimed = ring.tryNext();
-        }
-        catch (final InsufficientCapacityException full)
-        {
-            return lastClaimed = awaitClaim();
-        }
+        claimed = next;
+        return next;
     }
 
-    private long awaitClaim()
+    private void awaitCapacity(final long next)
     {
-        // Publish what we hold first: the consumer can only free slots it can see.
+        final int capacity = channel.capacity();
+        // acquire load: the consumer is done with every slot up to what it released, so they may be written again
+        claimLimit = channel.consumed().get() + capacity;
+        if (next <= claimLimit)
+        {
+            return;
+        }
+        // publish what we hold first: the consumer can only free slots it can see
         flush();
         while (true)
         {
             backPressure.awaitCapacity(channel);
-            try
+            claimLimit = channel.consumed().get() + capacity;
+            if (next <= claimLimit)
             {
-                return ring.tryNext();
-            }
-            catch (final InsufficientCapacityException stillFull)
-            {
-                // keep waiting
+                return;
             }
         }
-    }
-
-    private void publish()
-    {
-        publishUpTo(lastClaimed);
     }
 
     private void publishUpTo(final long last)
     {
-        // Release store of the cursor: every slot write above happens-before the consumer's read of the cursor.
-        ring.publish(last);
+        // release store of the cursor: every slot write above happens-before the consumer's acquire load of it
+        channel.published().set(last);
         lastPublished = last;
         if (consumerWakeup != null)
         {
-            // StoreLoad: the cursor store must be visible before we read the consumer's parked flag (ParkingSignal).
+            // StoreLoad: the cursor store must be visible before we read the consumer's parked flag (ParkingSignal)
             VarHandle.fullFence();
             consumerWakeup.signal();
         }
-    }
-
-    private <T> RecordTooLargeException tooLarge(final Codec<T> codec, final T record, final int capacity)
-    {
-        int encodedLength;
-        try
-        {
-            // measured in a growable scratch buffer, for the message: the failure path only
-            final CodecBuffer scratch = CodecBuffer.growable(capacity * 2);
-            encodedLength = codec.encode(record, scratch, 0);
-            if (scratch.overflowed())
-            {
-                encodedLength = -1;
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            encodedLength = -1;
-        }
-        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength, capacity);
     }
 }

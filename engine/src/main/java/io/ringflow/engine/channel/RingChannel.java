@@ -1,36 +1,45 @@
 package io.ringflow.engine.channel;
 
-import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
+import io.ringflow.state.codec.CodecBuffer;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
- * One channel: a single-producer single-consumer Disruptor ring from one upstream subtask to one downstream subtask,
- * its slots laid out back to back in one off-heap region ({@link SlotDescriptor}).
+ * One channel: a single-producer single-consumer ring from one upstream subtask to one downstream subtask. The slots
+ * lie back to back in one off-heap region ({@link SlotDescriptor}); the sequencing is the LMAX Disruptor's: two padded
+ * {@link Sequence}s, the producer's published cursor and the consumer's consumed one, each written by one thread with a
+ * release store and read by the other with an acquire load, and each side caching the other's position so it reads it
+ * only when it would otherwise stop. Unlike a Disruptor {@code RingBuffer}, no event objects stand between a sequence
+ * and its bytes: slot {@code s} is at a computed offset, one pointer chase less per record.
  *
- * <p>Exactly one thread uses the {@link #writer()} and exactly one other thread uses the {@link #reader()}. The ring
- * is created with a non-blocking wait strategy: Ringflow never waits inside the Disruptor, its tasks poll and idle on
- * their own terms, so publishing never takes a lock.
+ * <p>Exactly one thread uses the {@link #writer()} and exactly one other thread uses the {@link #reader()}. Nothing
+ * ever waits inside the channel: tasks poll and idle on their own terms, so publishing never takes a lock.
  */
 public final class RingChannel
 {
     private static final int CACHE_LINE = 64;
 
     private final String name;
-    private final RingBuffer<Slot> ring;
-    private final Sequence consumed = new Sequence(RingBuffer.INITIAL_CURSOR_VALUE);
+    private final int ringSize;
+    private final int slotSize;
+    /** The slots; position and limit unused (absolute access only). */
+    private final ByteBuffer slots;
+    /** The highest sequence published by the producer; -1 before any. Written by the producer only. */
+    private final Sequence published = new Sequence(-1);
+    /** The highest sequence the consumer is done with; -1 before any. Written by the consumer only. */
+    private final Sequence consumed = new Sequence(-1);
     private final ChannelWriter writer;
     private final ChannelReader reader;
     /** The newest unaligned barrier the producer announced; written by the producer, read by the consumer. */
     private volatile BarrierAnnouncement announcement;
 
     /**
-     * @param name         for diagnostics, e.g. {@code "map[0] -> count[1]"}.
-     * @param ringSize     number of slots, a power of two.
-     * @param slotSize     bytes per slot, a multiple of 8 and at least {@link SlotDescriptor#MIN_SLOT_SIZE}.
-     * @param publishBatch how many records the writer claims before it publishes them at once; below ringSize.
+     * @param name           for diagnostics, e.g. {@code "map[0] -> count[1]"}.
+     * @param ringSize       number of slots, a power of two.
+     * @param slotSize       bytes per slot, a multiple of 8 and at least {@link SlotDescriptor#MIN_SLOT_SIZE}.
+     * @param publishBatch   how many records the writer writes before it publishes them at once; below ringSize.
      * @param consumerWakeup signalled after each publication; {@code null} when the consumer never parks untimed.
      */
     public RingChannel(
@@ -54,16 +63,14 @@ public final class RingChannel
             throw new IllegalArgumentException("publish batch must be in [1, ringSize), was " + publishBatch);
         }
         this.name = name;
+        this.ringSize = ringSize;
+        this.slotSize = slotSize;
         // The slots start on a cache line: alignedSlice rounds the region's start up and its end down to one, so
-        // allocate a line more at each end. The garbage collector frees the region with the last slot.
-        final ByteBuffer slots = ByteBuffer.allocateDirect(
-            Math.addExact(Math.multiplyExact(ringSize, slotSize), 2 * CACHE_LINE)).alignedSlice(CACHE_LINE);
-        final int[] nextSlot = {0};
-        this.ring = RingBuffer.createSingleProducer(
-            () -> new Slot(slots, (nextSlot[0]++) * slotSize, slotSize), ringSize, new BusySpinWaitStrategy());
-        this.ring.addGatingSequences(consumed);
-        this.writer = new ChannelWriter(this, ring, publishBatch, consumerWakeup);
-        this.reader = new ChannelReader(this, ring, consumed);
+        // allocate a line more at each end. The garbage collector frees the region with the channel.
+        this.slots = ByteBuffer.allocateDirect(Math.addExact(Math.multiplyExact(ringSize, slotSize), 2 * CACHE_LINE))
+            .alignedSlice(CACHE_LINE).order(ByteOrder.LITTLE_ENDIAN);
+        this.writer = new ChannelWriter(this, publishBatch, consumerWakeup);
+        this.reader = new ChannelReader(this);
     }
 
     /** @return the producer's end; use from the upstream task thread only. */
@@ -87,15 +94,52 @@ public final class RingChannel
     /** @return the number of slots. */
     public int capacity()
     {
-        return ring.getBufferSize();
+        return ringSize;
+    }
+
+    /** @return bytes per slot. */
+    int slotSize()
+    {
+        return slotSize;
+    }
+
+    /** @return the slots' bytes. */
+    ByteBuffer slots()
+    {
+        return slots;
+    }
+
+    /** @return a new window over every slot's bytes, for one side's use. */
+    CodecBuffer window()
+    {
+        return CodecBuffer.wrap(slots, 0, ringSize * slotSize);
+    }
+
+    /** @return the producer's published cursor. */
+    Sequence published()
+    {
+        return published;
+    }
+
+    /** @return the consumer's consumed sequence. */
+    Sequence consumed()
+    {
+        return consumed;
     }
 
     /**
-     * @return slots published but not yet released by the consumer; a racy snapshot from any thread.
+     * @param sequence a ring sequence.
+     * @return where its slot starts in {@link #slots()}.
      */
+    int offsetOf(final long sequence)
+    {
+        return (int)(sequence & (ringSize - 1)) * slotSize;
+    }
+
+    /** @return slots published but not yet released by the consumer; a racy snapshot from any thread. */
     public long backlog()
     {
-        return ring.getCursor() - consumed.get();
+        return published.get() - consumed.get();
     }
 
     /**
@@ -117,9 +161,7 @@ public final class RingChannel
         announcement = value;
     }
 
-    /**
-     * @return the newest barrier announced on this channel, or null. Consumer thread; one volatile read.
-     */
+    /** @return the newest barrier announced on this channel, or null. Consumer thread; one volatile read. */
     public BarrierAnnouncement announcement()
     {
         return announcement;

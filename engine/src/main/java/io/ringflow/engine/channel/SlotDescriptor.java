@@ -1,41 +1,43 @@
 package io.ringflow.engine.channel;
 
 /**
- * Layout of one ring slot. Every slot of a channel has the same fixed size and lives off-heap; the Disruptor's
- * preallocated event objects are flyweights over it ({@link Slot}).
+ * Layout of one ring slot. Every slot of a channel has the same fixed size; the slots lie back to back in one
+ * off-heap region, slot {@code s} of a ring at byte {@code (s & mask) * slotSize}.
  *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                           kind                                |  RECORD, BARRIER, END_OF_INPUT, WATERMARK
- *  +---------------------------------------------------------------+
- *  |                      payload length                           |  bytes used after the header
+ *  +---------------+---------------+-------------------------------+
+ *  |     kind      |   (reserved)  |      key group (unsigned)     |  the header: one little-endian long
+ *  +---------------+---------------+-------------------------------+
+ *  |                       payload length                          |  bytes used after the header
  *  +---------------------------------------------------------------+
  *  |                          payload                             ...  record: the codec's bytes
  *  ...                                                             |
  *  +---------------------------------------------------------------+
  *
- *  BARRIER payload:      checkpoint id (long) | barrier type (int) | padding (int) | trigger time, epoch ms (long)
+ *  kind:       RECORD, BARRIER, END_OF_INPUT, WATERMARK ({@link SlotKind})
+ *  key group:  for a record sent by key, the key group of its key, computed once by the producer so the consumer
+ *              never hashes the key again; {@value #NO_KEY_GROUP} otherwise
+ *  BARRIER payload:      checkpoint id (long) | barrier kind (int) | padding (int) | trigger time, epoch ms (long)
  *  WATERMARK payload:    event time (long)  -- reserved for the event-time issue
  *  END_OF_INPUT payload: none
  * </pre>
  *
- * A slot is written completely by the producer before its sequence is published, and read only after the consumer
- * has seen the publication, so the header needs no ordering of its own.
+ * The header is written with one store and read with one load. A slot is written completely by the producer before
+ * its sequence is published, and read only after the consumer has seen the publication, so the header needs no
+ * ordering of its own.
  */
 public final class SlotDescriptor
 {
-    /** Offset of the kind field. */
-    public static final int KIND_OFFSET = 0;
-    /** Offset of the payload length field. */
-    public static final int LENGTH_OFFSET = 4;
     /** Size of the header in front of the payload. */
     public static final int HEADER_LENGTH = 8;
+    /** The key group field of a slot that was not sent by key. */
+    public static final int NO_KEY_GROUP = 0xFFFF;
 
     /** Offset of the checkpoint id inside a barrier's payload. */
     public static final int BARRIER_CHECKPOINT_ID_OFFSET = 0;
-    /** Offset of the barrier type inside a barrier's payload. */
+    /** Offset of the barrier kind inside a barrier's payload. */
     public static final int BARRIER_TYPE_OFFSET = 8;
     /** Offset of the trigger timestamp inside a barrier's payload. */
     public static final int BARRIER_TIMESTAMP_OFFSET = 16;
@@ -56,5 +58,34 @@ public final class SlotDescriptor
     public static int payloadCapacity(final int slotSize)
     {
         return slotSize - HEADER_LENGTH;
+    }
+
+    /**
+     * @param kind     a {@link SlotKind} code.
+     * @param keyGroup the key group, or {@link #NO_KEY_GROUP}.
+     * @param length   the payload's length.
+     * @return the header, as one long.
+     */
+    public static long header(final int kind, final int keyGroup, final int length)
+    {
+        return (kind & 0xFFL) | (long)(keyGroup & 0xFFFF) << 16 | (long)length << 32;
+    }
+
+    /** @param header a header. @return its kind. */
+    public static int kind(final long header)
+    {
+        return (int)header & 0xFF;
+    }
+
+    /** @param header a header. @return its key group, or {@link #NO_KEY_GROUP}. */
+    public static int keyGroup(final long header)
+    {
+        return (int)(header >>> 16) & 0xFFFF;
+    }
+
+    /** @param header a header. @return its payload's length. */
+    public static int length(final long header)
+    {
+        return (int)(header >>> 32);
     }
 }

@@ -31,7 +31,7 @@ class RingChannelTest
     }
 
     /** Decodes what a poll hands over into readable strings. */
-    private static final class Recording implements SlotHandler
+    private static final class Recording
     {
         final List<String> seen = new ArrayList<>();
         final Codec<?> codec;
@@ -41,21 +41,14 @@ class RingChannelTest
             this.codec = codec;
         }
 
-        @Override
-        public boolean onSlot(final Slot slot)
+        int poll(final RingChannel channel, final int limit)
         {
-            switch (slot.kind())
+            return SlotPoller.poll(channel.reader(), codec, limit, slot ->
             {
-                case SlotKind.RECORD:
-                    seen.add("R:" + codec.decode(slot.payload(), 0, slot.length()));
-                    return true;
-                case SlotKind.BARRIER:
-                    seen.add("B:" + slot.payload().getLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET));
-                    return false;
-                default:
-                    seen.add(SlotKind.name(slot.kind()));
-                    return false;
-            }
+                seen.add(slot.startsWith("R") || slot.startsWith("B") ?
+                    slot.charAt(0) + ":" + slot.substring(1) : slot);
+                return true;
+            });
         }
     }
 
@@ -67,10 +60,10 @@ class RingChannelTest
 
         channel.writer().writeRecord(LongCodec.INSTANCE, 1L);
         channel.writer().writeRecord(LongCodec.INSTANCE, 2L);
-        assertThat(channel.reader().poll(reader, 100)).isZero();
+        assertThat(reader.poll(channel, 100)).isZero();
 
         channel.writer().flush();
-        assertThat(channel.reader().poll(reader, 100)).isEqualTo(2);
+        assertThat(reader.poll(channel, 100)).isEqualTo(2);
         assertThat(reader.seen).containsExactly("R:1", "R:2");
     }
 
@@ -83,9 +76,9 @@ class RingChannelTest
         {
             channel.writer().writeRecord(LongCodec.INSTANCE, i);
         }
-        assertThat(channel.reader().poll(reader, 100)).isEqualTo(4);
+        assertThat(reader.poll(channel, 100)).isEqualTo(4);
         channel.writer().flush();
-        assertThat(channel.reader().poll(reader, 100)).isEqualTo(1);
+        assertThat(reader.poll(channel, 100)).isEqualTo(1);
         assertThat(reader.seen).containsExactly("R:0", "R:1", "R:2", "R:3", "R:4");
     }
 
@@ -99,9 +92,9 @@ class RingChannelTest
         channel.writer().writeRecord(StringCodec.INSTANCE, "b");
         channel.writer().writeEndOfInput();
 
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(reader.seen).containsExactly("R:a", "B:7");
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(reader.seen).containsExactly("R:a", "B:7", "R:b", "END_OF_INPUT");
         assertThat(channel.reader().hasAvailable()).isFalse();
     }
@@ -116,8 +109,8 @@ class RingChannelTest
             channel.writer().writeRecord(LongCodec.INSTANCE, i);
         }
         channel.writer().flush();
-        assertThat(channel.reader().poll(reader, 3)).isEqualTo(3);
-        assertThat(channel.reader().poll(reader, 100)).isEqualTo(7);
+        assertThat(reader.poll(channel, 3)).isEqualTo(3);
+        assertThat(reader.poll(channel, 100)).isEqualTo(7);
         assertThat(channel.backlog()).isZero();
     }
 
@@ -139,7 +132,7 @@ class RingChannelTest
         final Recording reader = new Recording(StringCodec.INSTANCE);
         channel.writer().writeRecord(StringCodec.INSTANCE, "fits");
         channel.writer().flush();
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(reader.seen).containsExactly("R:fits");
     }
 
@@ -153,7 +146,7 @@ class RingChannelTest
             channel.writer().writeRecord(StringCodec.INSTANCE, record);
         }
         channel.writer().flush();
-        assertThat(channel.reader().poll(reader, 2)).isEqualTo(2);
+        assertThat(reader.poll(channel, 2)).isEqualTo(2);
 
         // slots 2 and 3 are published and unread; the too large records go to slot 1, just before them: a string
         // (refused before it writes anything) and a list, whose codec writes element after element until the slot
@@ -167,7 +160,7 @@ class RingChannelTest
             .isInstanceOf(RecordTooLargeException.class)
             .hasMessageContaining((4 + 10 * 12) + " bytes");
         channel.writer().flush();
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(reader.seen).containsExactly("R:s0", "R:s1", "R:s2", "R:s3", "R:s4");
     }
 
@@ -181,14 +174,14 @@ class RingChannelTest
         {
             waits[0]++;
             // the consumer drains while the producer waits (same thread, to keep the test deterministic)
-            full.reader().poll(reader, 1);
+            reader.poll(full, 1);
         });
         for (long i = 0; i < 6; i++)
         {
             channel.writer().writeRecord(LongCodec.INSTANCE, i);
         }
         channel.writer().flush();
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(waits[0]).isPositive();
         assertThat(reader.seen).containsExactly("R:0", "R:1", "R:2", "R:3", "R:4", "R:5");
     }
@@ -239,12 +232,42 @@ class RingChannelTest
         assertThatThrownBy(() -> channel.writer().writeRecord(picky, "x".repeat(100)))
             .isInstanceOf(RecordTooLargeException.class);
         channel.writer().flush();
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(reader.seen).containsExactly("R:ok1");
 
         channel.writer().writeRecord(picky, "ok2");
         channel.writer().flush();
-        channel.reader().poll(reader, 100);
+        reader.poll(channel, 100);
         assertThat(reader.seen).containsExactly("R:ok1", "R:ok2");
+    }
+
+    @Test
+    void aRecordsKeyGroupAndLengthTravelInItsHeader()
+    {
+        final RingChannel channel = channel(16, 64, 8);
+        final ChannelWriter writer = channel.writer();
+        for (final int keyGroup : new int[] {0, 1, 127, 32767, SlotDescriptor.NO_KEY_GROUP})
+        {
+            final int length = LongCodec.INSTANCE.encode((long)keyGroup, writer.claimRecord(), 0);
+            writer.commitRecord(keyGroup, length);
+        }
+        writer.writeBarrier(3, BarrierKind.SAVEPOINT, 42L);
+        final ChannelReader reader = channel.reader();
+        assertThat(reader.available(100)).isEqualTo(6);
+        final List<String> seen = new ArrayList<>();
+        for (int i = 0; i < 6; i++)
+        {
+            final long sequence = reader.nextSequence() + i;
+            final long header = reader.header(sequence);
+            seen.add(SlotKind.name(SlotDescriptor.kind(header)) + " " + SlotDescriptor.keyGroup(header) + " " +
+                SlotDescriptor.length(header) + (SlotDescriptor.kind(header) == SlotKind.RECORD ?
+                " " + LongCodec.INSTANCE.decode(reader.window(), reader.payloadOffset(sequence), 8) :
+                " " + reader.barrierCheckpointId(sequence) + " " + reader.barrierKind(sequence) + " " +
+                reader.barrierTimestamp(sequence)));
+        }
+        reader.advance(6);
+        assertThat(seen).containsExactly("RECORD 0 8 0", "RECORD 1 8 1", "RECORD 127 8 127", "RECORD 32767 8 32767",
+            "RECORD 65535 8 65535", "BARRIER 65535 24 3 SAVEPOINT 42");
+        assertThat(reader.hasAvailable()).isFalse();
     }
 }

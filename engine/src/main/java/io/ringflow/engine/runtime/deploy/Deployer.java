@@ -19,9 +19,13 @@ import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.runtime.recovery.RestoreSpec;
 import io.ringflow.engine.runtime.recovery.StateRestorer;
 import io.ringflow.engine.runtime.task.ChainingOutput;
-import io.ringflow.engine.runtime.task.ChannelOutput;
-import io.ringflow.engine.runtime.task.FanOutOutput;
+import io.ringflow.engine.runtime.task.BroadcastOutput;
+import io.ringflow.engine.runtime.task.ClassCopies;
+import io.ringflow.engine.runtime.task.ForwardOutput;
+import io.ringflow.engine.runtime.task.KeyHashOutput;
+import io.ringflow.engine.runtime.task.RebalanceOutput;
 import io.ringflow.engine.runtime.task.Idler;
+import io.ringflow.engine.runtime.task.InputChannel;
 import io.ringflow.engine.runtime.task.InputTask;
 import io.ringflow.engine.runtime.task.OperatorRuntime;
 import io.ringflow.engine.runtime.task.OperatorStateStore;
@@ -177,7 +181,7 @@ public final class Deployer
 
         try
         {
-            buildTasks(execution, chains, channels, edgeCodecs, signals, restorer);
+            buildTasks(execution, chains, channels, edgeCodecs, signals, restorer, new Specializer(config));
         }
         catch (final RuntimeException ex)
         {
@@ -205,7 +209,8 @@ public final class Deployer
         final Map<StreamEdge, RingChannel[][]> channels,
         final Map<StreamEdge, Codec<Object>> edgeCodecs,
         final Map<StreamNode, ParkingSignal[]> signals,
-        final StateRestorer restorer)
+        final StateRestorer restorer,
+        final Specializer specializer)
     {
         int nextCpu = 0;
         final int[] cpus = cpuList();
@@ -217,7 +222,7 @@ public final class Deployer
             {
                 final int cpu = cpus == null ? -1 : cpus[nextCpu++ % cpus.length];
                 final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu,
-                    restorer);
+                    restorer, specializer);
                 final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
                 thread.setDaemon(false);
                 execution.addTask(task, thread);
@@ -234,14 +239,15 @@ public final class Deployer
         final Map<StreamEdge, Codec<Object>> edgeCodecs,
         final Map<StreamNode, ParkingSignal[]> signals,
         final int cpu,
-        final StateRestorer restorer)
+        final StateRestorer restorer,
+        final Specializer specializer)
     {
         final Map<StreamNode, StreamOperator> operators = new IdentityHashMap<>();
         final StreamOperator[] chain = new StreamOperator[members.size()];
         for (int i = 0; i < members.size(); i++)
         {
             final StreamNode node = members.get(i);
-            chain[i] = OperatorTranslator.create(node, subtask);
+            chain[i] = OperatorTranslator.create(node, subtask, specializer);
             operators.put(node, chain[i]);
         }
 
@@ -254,7 +260,7 @@ public final class Deployer
                 final StreamOperator chained = operators.get(edge.target());
                 if (chained != null && !edgeCodecs.containsKey(edge))
                 {
-                    outputs.add(new ChainingOutput(chained));
+                    outputs.add(specializer.output(edge, ChainingOutput.class, chained));
                     continue;
                 }
                 final RingChannel[] row = channels.get(edge)[subtask];
@@ -275,12 +281,10 @@ public final class Deployer
                 {
                     allWriters.add(writer);
                 }
-                outputs.add(ChannelOutput.create(
-                    edge.partition(), writers, edgeCodecs.get(edge), edge.keySelector(), edge.target().name(),
-                    config.maxParallelism(), subtask));
+                outputs.add(channelOutput(edge, writers, edgeCodecs.get(edge), subtask, specializer));
             }
-            final Output output = outputs.isEmpty() ? record -> { } :
-                outputs.size() == 1 ? outputs.get(0) : new FanOutOutput(outputs.toArray(new Output[0]));
+            final Output output = outputs.isEmpty() ? record -> { } : outputs.size() == 1 ? outputs.get(0) :
+                specializer.fanOut(node, outputs.toArray(new Output[0]));
             final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask) : null;
             final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
             final OperatorRuntime runtime = new OperatorRuntime(
@@ -308,6 +312,7 @@ public final class Deployer
         final List<ChannelReader> readers = new ArrayList<>();
         final List<Integer> inputIndexes = new ArrayList<>();
         final List<Codec<Object>> codecsPerChannel = new ArrayList<>();
+        final List<Class<? extends InputChannel>> loopsPerChannel = new ArrayList<>();
         for (final StreamEdge edge : head.inputs())
         {
             final RingChannel[][] grid = channels.get(edge);
@@ -318,6 +323,7 @@ public final class Deployer
                     readers.add(row[subtask].reader());
                     inputIndexes.add(edge.inputIndex());
                     codecsPerChannel.add(edgeCodecs.get(edge));
+                    loopsPerChannel.add(specializer.input(edge));
                 }
             }
         }
@@ -331,12 +337,32 @@ public final class Deployer
         }
         final InputTask task = new InputTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
             readers.toArray(new ChannelReader[0]), inputIndexes.stream().mapToInt(Integer::intValue).toArray(),
-            codecArray, config.readBatch(), signal, barrierOptions());
+            codecArray, config.readBatch(), signal, barrierOptions(), loopsPerChannel);
         if (restorer != null)
         {
             restorer.restoreChannelState(head, subtask, task);
         }
         return task;
+    }
+
+    /** The output of one upstream subtask into the channels of an edge that crosses tasks, by its partitioning. */
+    private Output channelOutput(final StreamEdge edge, final ChannelWriter[] writers, final Codec<Object> codec,
+        final int subtask, final Specializer specializer)
+    {
+        switch (edge.partition())
+        {
+            case FORWARD:
+                return specializer.output(edge, ForwardOutput.class, writers[0], codec);
+            case REBALANCE:
+                return specializer.output(edge, RebalanceOutput.class, writers, codec, subtask);
+            case BROADCAST:
+                return specializer.output(edge, BroadcastOutput.class, writers, codec);
+            case KEY_HASH:
+                return specializer.output(edge, KeyHashOutput.class, writers, codec, edge.keySelector(),
+                    edge.target().name(), config.maxParallelism());
+            default:
+                throw new IllegalStateException("no output for partitioning " + edge.partition());
+        }
     }
 
     /** Creates one subtask's keyed store in the configured backend; the execution closes it at the end. */

@@ -27,13 +27,15 @@ final class OperatorTranslator
     }
 
     /**
-     * @param node    the operator.
-     * @param subtask the subtask the operator will run in.
+     * @param node        the operator.
+     * @param subtask     the subtask the operator will run in.
+     * @param specializer makes the operator an instance of the node's own copy of its class (a source excepted: its
+     *                    task drives it directly).
      * @return a new runtime operator.
      * @throws InvalidJobException when the description is of a kind this runtime does not run, or a user factory
      *                             fails.
      */
-    static StreamOperator create(final StreamNode node, final int subtask)
+    static StreamOperator create(final StreamNode node, final int subtask, final Specializer specializer)
     {
         final OperatorDescription description = node.description();
         try
@@ -44,32 +46,32 @@ final class OperatorTranslator
             }
             if (description instanceof Descriptions.MapOp map)
             {
-                return new MapOperator(map.function().instance());
+                return specializer.operator(node, MapOperator.class, map.function().instance());
             }
             if (description instanceof Descriptions.FilterOp filter)
             {
-                return new FilterOperator(filter.function().instance());
+                return specializer.operator(node, FilterOperator.class, filter.function().instance());
             }
             if (description instanceof Descriptions.FlatMapOp flatMap)
             {
-                return new FlatMapOperator(flatMap.function().instance());
+                return specializer.operator(node, FlatMapOperator.class, flatMap.function().instance());
             }
             if (description instanceof Descriptions.KeyedProcessOp process)
             {
-                return new KeyedProcessOperator(process.function().instance(), process.keySelector());
+                return specializer.operator(node, KeyedProcessOperator.class, process.function().instance(), process.keySelector());
             }
             if (description instanceof Descriptions.KeyedReduceOp reduce)
             {
-                return new KeyedReduceOperator(reduce.function().instance(), reduce.keySelector(), reduce.type());
+                return specializer.operator(node, KeyedReduceOperator.class, reduce.function().instance(), reduce.keySelector(), reduce.type());
             }
             if (description instanceof Descriptions.CoProcessOp process)
             {
-                return new CoProcessOperator(process.function().instance(), process.keySelector1(),
+                return specializer.operator(node, CoProcessOperator.class, process.function().instance(), process.keySelector1(),
                     process.keySelector2());
             }
             if (description instanceof Descriptions.SinkOp sink)
             {
-                return new SinkOperator(sink.sink());
+                return specializer.operator(node, SinkOperator.class, sink.sink());
             }
         }
         catch (final RuntimeException ex)

@@ -2,9 +2,11 @@ package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.CoProcessFunction;
 import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.runtime.task.NullKeyException;
 import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.keyed.KeyGroups;
 
 /**
  * Runs a {@link CoProcessFunction}. When both inputs are keyed, keyed state is scoped to the key of the record being
@@ -41,12 +43,18 @@ public final class CoProcessOperator extends StreamOperator
     @Override
     public void processElement(final Object record) throws Exception
     {
+        processElement(record, SlotDescriptor.NO_KEY_GROUP);
+    }
+
+    @Override
+    public void processElement(final Object record, final int keyGroup) throws Exception
+    {
         if (keySelector1 == null)
         {
             function.processElement1(record, output);
             return;
         }
-        state.setCurrentKey(key(keySelector1, record));
+        scopeState(keySelector1, record, keyGroup);
         try
         {
             function.processElement1(record, output);
@@ -61,12 +69,18 @@ public final class CoProcessOperator extends StreamOperator
     @Override
     public void processElement2(final Object record) throws Exception
     {
+        processElement2(record, SlotDescriptor.NO_KEY_GROUP);
+    }
+
+    @Override
+    public void processElement2(final Object record, final int keyGroup) throws Exception
+    {
         if (keySelector2 == null)
         {
             function.processElement2(record, output);
             return;
         }
-        state.setCurrentKey(key(keySelector2, record));
+        scopeState(keySelector2, record, keyGroup);
         try
         {
             function.processElement2(record, output);
@@ -77,14 +91,25 @@ public final class CoProcessOperator extends StreamOperator
         }
     }
 
-    private Object key(final KeySelector<Object, Object> selector, final Object record) throws Exception
+    /** Scopes keyed state to the record's key, with the key group the producer sent when there is one. */
+    private void scopeState(final KeySelector<Object, Object> selector, final Object record, final int keyGroup)
+        throws Exception
     {
         final Object key = selector.getKey(record);
         if (key == null)
         {
             throw NullKeyException.of(runtime.operatorName(), record);
         }
-        return key;
+        final int group = keyGroup != SlotDescriptor.NO_KEY_GROUP ? keyGroup :
+            KeyGroups.keyGroupOf(key, runtime.maxParallelism());
+        if (key instanceof Long)
+        {
+            state.setCurrentKey(((Long)key).longValue(), group);
+        }
+        else
+        {
+            state.setCurrentKey(key, group);
+        }
     }
 
     @Override

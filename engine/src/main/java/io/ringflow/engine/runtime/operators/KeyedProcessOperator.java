@@ -2,9 +2,11 @@ package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
+import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.runtime.task.NullKeyException;
 import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.keyed.KeyGroups;
 
 /**
  * Runs a {@link KeyedProcessFunction}: extracts each record's key (the same key selector that partitioned it),
@@ -15,7 +17,6 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedP
     private final KeyedProcessFunction<Object, Object, Object> function;
     private final KeySelector<Object, Object> keySelector;
     private KeyedStateStore state;
-    private Object currentKey;
 
     /**
      * @param function    this subtask's own instance.
@@ -38,13 +39,28 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedP
     @Override
     public void processElement(final Object record) throws Exception
     {
+        processElement(record, SlotDescriptor.NO_KEY_GROUP);
+    }
+
+    @Override
+    public void processElement(final Object record, final int keyGroup) throws Exception
+    {
         final Object key = keySelector.getKey(record);
         if (key == null)
         {
             throw NullKeyException.of(runtime.operatorName(), record);
         }
-        currentKey = key;
-        state.setCurrentKey(key);
+        // the key group the producer computed and sent with the record: no second hash; the unboxed path for Long keys
+        final int group = keyGroup != SlotDescriptor.NO_KEY_GROUP ? keyGroup :
+            KeyGroups.keyGroupOf(key, runtime.maxParallelism());
+        if (key instanceof Long)
+        {
+            state.setCurrentKey(((Long)key).longValue(), group);
+        }
+        else
+        {
+            state.setCurrentKey(key, group);
+        }
         try
         {
             function.processElement(record, this, output);
@@ -59,7 +75,7 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedP
     @Override
     public Object getCurrentKey()
     {
-        return currentKey;
+        return state.currentKey();
     }
 
     @Override

@@ -2,9 +2,11 @@ package io.ringflow.engine.runtime.operators;
 
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.api.functions.RichFunction;
+import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.runtime.task.NullKeyException;
 import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.ReduceFunction;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
@@ -52,12 +54,27 @@ public final class KeyedReduceOperator extends StreamOperator
     @Override
     public void processElement(final Object record) throws Exception
     {
+        processElement(record, SlotDescriptor.NO_KEY_GROUP);
+    }
+
+    @Override
+    public void processElement(final Object record, final int keyGroup) throws Exception
+    {
         final Object key = keySelector.getKey(record);
         if (key == null)
         {
             throw NullKeyException.of(runtime.operatorName(), record);
         }
-        store.setCurrentKey(key);
+        final int group = keyGroup != SlotDescriptor.NO_KEY_GROUP ? keyGroup :
+            KeyGroups.keyGroupOf(key, runtime.maxParallelism());
+        if (key instanceof Long)
+        {
+            store.setCurrentKey(((Long)key).longValue(), group);
+        }
+        else
+        {
+            store.setCurrentKey(key, group);
+        }
         try
         {
             final Object before = reduced.value();

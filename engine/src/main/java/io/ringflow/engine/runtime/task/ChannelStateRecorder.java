@@ -46,10 +46,11 @@ public final class ChannelStateRecorder
      * Appends one in-flight record of a channel.
      *
      * @param channel the input channel.
-     * @param payload the slot's payload.
+     * @param source  where the record's bytes are.
+     * @param offset  where they start.
      * @param length  the record's encoded length.
      */
-    void append(final int channel, final CodecBuffer payload, final int length)
+    void append(final int channel, final CodecBuffer source, final int offset, final int length)
     {
         CodecBuffer buffer = buffers[channel];
         if (buffer == null)
@@ -58,7 +59,7 @@ public final class ChannelStateRecorder
         }
         final int at = lengths[channel];
         buffer.putInt(at, Integer.reverseBytes(length)); // big-endian in a little-endian buffer
-        buffer.putBytes(at + 4, payload, 0, length);
+        buffer.putBytes(at + 4, source, offset, length);
         lengths[channel] = at + 4 + length;
         counts[channel]++;
         records++;

@@ -81,25 +81,28 @@ public final class ClassCopies
     }
 
     /**
-     * Creates an instance of a copy of {@code template} (or of the template itself, see {@link #copyOf}).
+     * Creates an instance of a copy of {@code template} (or of the template itself, see {@link #copyOf}), typed as
+     * one of its supertypes: a copy is not an instance of the template, so it is only ever seen as the supertype.
      *
+     * @param supertype what the caller sees the instance as: an interface or an abstract class the template extends.
      * @param template  the template.
      * @param arguments its only constructor's arguments.
-     * @param <T>       its type.
+     * @param <S>       the supertype.
      * @return the instance.
      */
-    public <T> T instantiate(final Class<T> template, final Object... arguments)
+    public <S> S instantiate(final Class<S> supertype, final Class<? extends S> template, final Object... arguments)
     {
-        return construct(copyOf(template), arguments);
+        return construct(supertype, copyOf(template), arguments);
     }
 
     /**
+     * @param supertype what the caller sees the instance as.
      * @param type      a template or a copy of one.
      * @param arguments its only constructor's arguments.
-     * @param <T>       its type.
+     * @param <S>       the supertype.
      * @return a new instance.
      */
-    public static <T> T construct(final Class<? extends T> type, final Object... arguments)
+    public static <S> S construct(final Class<S> supertype, final Class<?> type, final Object... arguments)
     {
         final Constructor<?>[] constructors = type.getDeclaredConstructors();
         if (constructors.length != 1)
@@ -109,7 +112,7 @@ public final class ClassCopies
         try
         {
             constructors[0].setAccessible(true);
-            return type.cast(constructors[0].newInstance(arguments));
+            return supertype.cast(constructors[0].newInstance(arguments));
         }
         catch (final InvocationTargetException ex)
         {

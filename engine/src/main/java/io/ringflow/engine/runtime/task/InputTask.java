@@ -5,9 +5,7 @@ import io.ringflow.engine.channel.BarrierKind;
 import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.ParkingSignal;
-import io.ringflow.engine.channel.Slot;
 import io.ringflow.engine.channel.SlotDescriptor;
-import io.ringflow.engine.channel.SlotHandler;
 import io.ringflow.engine.channel.SlotKind;
 import io.ringflow.engine.checkpoint.barrier.AbortReason;
 import io.ringflow.engine.checkpoint.barrier.BarrierController;
@@ -20,6 +18,7 @@ import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
 
 import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -71,6 +70,11 @@ public final class InputTask extends Task
     private int announcingChannel = -1;
     private long announcedSequence;
 
+    /**
+     * @param recordLoops per channel, the class of its record loop: {@link ChannelInput} or a private copy of it
+     *                    ({@link ClassCopies}); the other arguments are as their names say, one entry per channel for
+     *                    the arrays.
+     */
     public InputTask(
         final TaskHost host,
         final String name,
@@ -84,7 +88,8 @@ public final class InputTask extends Task
         final Codec<Object>[] codecs,
         final int readBatch,
         final ParkingSignal signal,
-        final BarrierHandlerOptions barrierOptions)
+        final BarrierHandlerOptions barrierOptions,
+        final List<Class<? extends InputChannel>> recordLoops)
     {
         super(host, name, chain, writers, idler, maxParkNanos, cpu);
         this.readBatch = readBatch;
@@ -92,7 +97,8 @@ public final class InputTask extends Task
         this.inputs = new InputChannel[readers.length];
         for (int i = 0; i < readers.length; i++)
         {
-            inputs[i] = new InputChannel(this, i, readers[i], codecs[i], inputIndexes[i], chain[0]);
+            inputs[i] = ClassCopies.construct(InputChannel.class, recordLoops.get(i), this, i, readers[i], codecs[i],
+                inputIndexes[i], chain[0]);
         }
         this.barriers = new BarrierHandler(readers.length, barrierOptions, new Controller(), NanoClock.SYSTEM);
         this.followAnnouncements = barrierOptions.unaligned() && !barrierOptions.hasAlignedTimeout();
@@ -158,7 +164,7 @@ public final class InputTask extends Task
             {
                 if (!input.ended && !barriers.isBlocked(input.index))
                 {
-                    work += input.reader.poll(input, readBatch);
+                    work += input.drain(readBatch);
                 }
             }
         }
@@ -210,7 +216,7 @@ public final class InputTask extends Task
             while (remaining > 0 && !input.ended && !barriers.isBlocked(input.index))
             {
                 final int chunk = Math.min(remaining, ANNOUNCEMENT_CHUNK);
-                final int read = input.reader.poll(input, chunk);
+                final int read = input.drain(chunk);
                 work += read;
                 remaining -= read;
                 if (read < chunk)
@@ -256,7 +262,7 @@ public final class InputTask extends Task
         if (recorder != null && recorder.checkpointId == announcement.checkpointId())
         {
             // a later channel of a checkpoint in progress: its overtaken records complete its channel state
-            input.reader.peekRecordsBefore(announcement.sequence(), input.recordInto(recorder));
+            peekOvertaken(input, announcement.sequence(), recorder);
         }
         // when this is the checkpoint's first barrier, the snapshot callback records the overtaken records
         announcingChannel = input.index;
@@ -274,21 +280,44 @@ public final class InputTask extends Task
     }
 
     /**
-     * A barrier slot was read. Under announcements it was normally handled already (its slot is then skipped);
-     * otherwise the handler hears of it now.
+     * A slot other than a record was read on {@code channel}: a barrier or END_OF_INPUT. Called from the channel's
+     * record loop, on the task thread.
      *
-     * @return whether the poll may go on (the barrier was handled before).
+     * @param channel  the channel.
+     * @param sequence the slot's sequence.
+     * @param kind     its {@link SlotKind}.
+     * @return whether the run may go on: a barrier handled before (announced) is skipped; anything else ends the run,
+     *     so the task can decide whether the channel is blocked.
      */
-    boolean onBarrier(final InputChannel channel, final long checkpointId, final int barrierType, final long timestamp)
+    boolean onControlSlot(final InputChannel channel, final long sequence, final int kind)
     {
-        if (checkpointId <= channel.handledBarrier)
+        if (kind == SlotKind.BARRIER)
         {
-            return true;
+            final long checkpointId = channel.reader.barrierCheckpointId(sequence);
+            if (checkpointId <= channel.handledBarrier)
+            {
+                return true;
+            }
+            channel.handledBarrier = checkpointId;
+            barriers.barrierReceived(channel.index, new CheckpointBarrier(checkpointId,
+                channel.reader.barrierTimestamp(sequence), channel.reader.barrierKind(sequence)));
+            return false;
         }
-        channel.handledBarrier = checkpointId;
-        barriers.barrierReceived(channel.index,
-            new CheckpointBarrier(checkpointId, timestamp, BarrierKind.fromCode(barrierType)));
-        return false;
+        if (kind == SlotKind.END_OF_INPUT)
+        {
+            onEndOfInput(channel);
+            return false;
+        }
+        throw new IllegalStateException("slot of unexpected kind " + SlotKind.name(kind) + " on channel " +
+            channel.reader.channel().name());
+    }
+
+    /** Copies the records in {@code input}'s ring in front of an announced barrier's slot into the channel state. */
+    private static void peekOvertaken(final InputChannel input, final long barrierSequence,
+        final ChannelStateRecorder into)
+    {
+        input.reader.peekRecordsBefore(barrierSequence,
+            (buffer, offset, length) -> into.append(input.index, buffer, offset, length));
     }
 
     @Override
@@ -334,7 +363,7 @@ public final class InputTask extends Task
                 if (announcingChannel >= 0)
                 {
                     final InputChannel input = inputs[announcingChannel];
-                    input.reader.peekRecordsBefore(announcedSequence, input.recordInto(recorder));
+                    peekOvertaken(input, announcedSequence, recorder);
                 }
             }
             lastSyncNanos = System.nanoTime() - start;
@@ -391,110 +420,6 @@ public final class InputTask extends Task
             // the input side is complete: acknowledge with the statistics of this checkpoint
             acknowledgeSnapshot(alignment.checkpointId(), -1, alignment.firstBarrierNanos(), lastSyncNanos,
                 alignment.alignmentDurationNanos(), alignment.unaligned());
-        }
-    }
-
-    /**
-     * One input channel of the task and the handler of its slots. Records are decoded and handed to the head
-     * operator's first or second input (and copied into the channel state while the channel is being recorded);
-     * barriers and END_OF_INPUT end the current poll so the task can react.
-     */
-    static final class InputChannel implements SlotHandler
-    {
-        final InputTask task;
-        final int index;
-        final ChannelReader reader;
-        final Codec<Object> codec;
-        final int inputIndex;
-        final StreamOperator head;
-        boolean ended;
-        /** Where this channel's records go while it is recorded as channel state; null otherwise. */
-        ChannelStateRecorder recording;
-        /** The newest barrier of this channel already handed to the handler. */
-        long handledBarrier;
-        /** The last announcement looked at. */
-        BarrierAnnouncement seenAnnouncement;
-        private ChannelStateRecorder peekTarget;
-        private final SlotHandler peekHandler;
-
-        InputChannel(
-            final InputTask task,
-            final int index,
-            final ChannelReader reader,
-            final Codec<Object> codec,
-            final int inputIndex,
-            final StreamOperator head)
-        {
-            this.task = task;
-            this.index = index;
-            this.reader = reader;
-            this.codec = codec;
-            this.inputIndex = inputIndex;
-            this.head = head;
-            this.peekHandler = slot ->
-            {
-                peekTarget.append(index, slot.payload(), slot.length());
-                return true;
-            };
-        }
-
-        /** @return a slot handler that copies records into {@code target}. */
-        SlotHandler recordInto(final ChannelStateRecorder target)
-        {
-            peekTarget = target;
-            return peekHandler;
-        }
-
-        @Override
-        public boolean onSlot(final Slot slot)
-        {
-            final int kind = slot.kind();
-            if (kind == SlotKind.RECORD)
-            {
-                if (recording != null)
-                {
-                    recording.append(index, slot.payload(), slot.length());
-                }
-                process(slot.payload(), 0, slot.length());
-                return true;
-            }
-            if (kind == SlotKind.BARRIER)
-            {
-                final CodecBuffer payload = slot.payload();
-                return task.onBarrier(
-                    this,
-                    payload.getLong(SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET),
-                    payload.getInt(SlotDescriptor.BARRIER_TYPE_OFFSET),
-                    payload.getLong(SlotDescriptor.BARRIER_TIMESTAMP_OFFSET));
-            }
-            if (kind == SlotKind.END_OF_INPUT)
-            {
-                task.onEndOfInput(this);
-                return false;
-            }
-            throw new IllegalStateException("slot of unexpected kind " + SlotKind.name(kind) + " on channel " +
-                reader.channel().name());
-        }
-
-        /** Decodes one record and hands it to the head operator. */
-        void process(final CodecBuffer bytes, final int offset, final int length)
-        {
-            final Object record = codec.decode(bytes, offset, length);
-            try
-            {
-                if (inputIndex == 0)
-                {
-                    head.processElement(record);
-                }
-                else
-                {
-                    head.processElement2(record);
-                }
-            }
-            catch (final Throwable ex)
-            {
-                throw OperatorException.wrap(head.runtime(), ex);
-            }
         }
     }
 }

@@ -73,6 +73,32 @@ public abstract class StreamOperator
     }
 
     /**
+     * A record of the (first) input that arrived through a ring: {@code keyGroup} is the key group the producer
+     * computed when it sent the record by key, or {@link io.ringflow.engine.channel.SlotDescriptor#NO_KEY_GROUP}. A
+     * keyed operator scopes its state with it instead of hashing the key again; the others ignore it.
+     *
+     * @param record   the record.
+     * @param keyGroup the key group of its key, or NO_KEY_GROUP.
+     * @throws Exception fails the task.
+     */
+    public void processElement(final Object record, final int keyGroup) throws Exception
+    {
+        processElement(record);
+    }
+
+    /**
+     * A record of the second input that arrived through a ring; see {@link #processElement(Object, int)}.
+     *
+     * @param record   the record.
+     * @param keyGroup the key group of its key, or NO_KEY_GROUP.
+     * @throws Exception fails the task.
+     */
+    public void processElement2(final Object record, final int keyGroup) throws Exception
+    {
+        processElement2(record);
+    }
+
+    /**
      * A record of the second input of a two-input operator.
      *
      * @param record the record.

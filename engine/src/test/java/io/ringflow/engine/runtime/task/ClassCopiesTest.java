@@ -1,8 +1,25 @@
 package io.ringflow.engine.runtime.task;
 
+import io.ringflow.engine.runtime.operators.CoProcessOperator;
+import io.ringflow.engine.runtime.operators.FilterOperator;
+import io.ringflow.engine.runtime.operators.FlatMapOperator;
+import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
+import io.ringflow.engine.runtime.operators.KeyedReduceOperator;
+import io.ringflow.engine.runtime.operators.MapOperator;
+import io.ringflow.engine.runtime.operators.SinkOperator;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
 import java.util.function.LongUnaryOperator;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +29,81 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ClassCopiesTest
 {
+    /** Every class the Deployer copies per place (Specializer). */
+    private static final List<Class<?>> TEMPLATES = List.of(
+        ChainingOutput.class, FanOutOutput.class, ForwardOutput.class, RebalanceOutput.class, BroadcastOutput.class,
+        KeyHashOutput.class, ChannelInput.class, MapOperator.class, FilterOperator.class, FlatMapOperator.class,
+        KeyedProcessOperator.class, KeyedReduceOperator.class, CoProcessOperator.class, SinkOperator.class);
+    /** Record-path classes that are not copied, and why: a source's task drives (casts) its operator. */
+    private static final Set<Class<?>> NOT_COPIED = Set.of(SourceOperator.class);
+
+    @Test
+    void everyRecordPathClassOfTheEngineIsATemplateOrKnownNotToBe() throws Exception
+    {
+        final Set<Class<?>> recordPath = engineClasses().stream()
+            .filter(type -> !type.isInterface() && !Modifier.isAbstract(type.getModifiers()))
+            .filter(type -> Output.class.isAssignableFrom(type) || StreamOperator.class.isAssignableFrom(type) ||
+                InputChannel.class.isAssignableFrom(type))
+            .collect(Collectors.toSet());
+        final Set<Class<?>> expected = Stream.concat(TEMPLATES.stream(), NOT_COPIED.stream()).collect(Collectors.toSet());
+        assertThat(recordPath).as("a new output, operator or input loop must be added to the Specializer and here")
+            .containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void everyTemplateKeepsTheRulesOfACopyAndCanBeCopied()
+    {
+        final ClassCopies copies = new ClassCopies(true);
+        for (final Class<?> template : TEMPLATES)
+        {
+            assertThat(Modifier.isFinal(template.getModifiers())).as("%s is final", template).isTrue();
+            assertThat(template.getEnclosingClass()).as("%s is top-level", template).isNull();
+            assertThat(template.getDeclaredClasses()).as("%s has no nested class", template).isEmpty();
+            assertThat(template.getDeclaredConstructors()).as("%s has one constructor", template).hasSize(1);
+            for (final Field field : template.getDeclaredFields())
+            {
+                if (Modifier.isStatic(field.getModifiers()))
+                {
+                    assertThat(Modifier.isFinal(field.getModifiers()) &&
+                        (field.getType().isPrimitive() || field.getType() == String.class))
+                        .as("%s.%s: a template's only static fields are constants", template, field.getName())
+                        .isTrue();
+                }
+            }
+            final Class<?> copy = copies.copyOf(template);
+            assertThat(copy).as("copy of %s", template).isNotEqualTo(template);
+            assertThat(copy.isHidden()).isTrue();
+            assertThat(copy.getSuperclass()).isEqualTo(template.getSuperclass());
+            assertThat(copy.getInterfaces()).containsExactly(template.getInterfaces());
+        }
+    }
+
+    /** The engine's own classes (not the tests'), loaded without initialising them. */
+    private static List<Class<?>> engineClasses() throws IOException, URISyntaxException
+    {
+        final Path root = Path.of(Output.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        try (Stream<Path> files = Files.walk(root))
+        {
+            return files.filter(file -> file.toString().endsWith(".class"))
+                .map(file -> root.relativize(file).toString().replace(root.getFileSystem().getSeparator(), "."))
+                .map(name -> name.substring(0, name.length() - ".class".length()))
+                .filter(name -> name.startsWith("io.ringflow.engine."))
+                .map(ClassCopiesTest::load)
+                .collect(Collectors.toList());
+        }
+    }
+
+    private static Class<?> load(final String name)
+    {
+        try
+        {
+            return Class.forName(name, false, ClassCopiesTest.class.getClassLoader());
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            throw new AssertionError(ex);
+        }
+    }
     @Test
     void aCopyIsADistinctClassWithTheTemplatesBehaviourAndItsOwnState()
     {
@@ -22,8 +114,8 @@ class ClassCopiesTest
         assertThat(first).isNotEqualTo(Adder.class).isNotEqualTo(second);
         assertThat(first.isHidden()).isTrue();
         assertThat(LongUnaryOperator.class).isAssignableFrom(first);
-        final LongUnaryOperator a = ClassCopies.construct(first, 10L);
-        final LongUnaryOperator b = copies.instantiate(Adder.class, 20L);
+        final LongUnaryOperator a = ClassCopies.construct(LongUnaryOperator.class, first, 10L);
+        final LongUnaryOperator b = copies.instantiate(LongUnaryOperator.class, Adder.class, 20L);
         assertThat(a.applyAsLong(1)).isEqualTo(11);
         assertThat(b.applyAsLong(1)).isEqualTo(21);
         assertThat(a.applyAsLong(1)).as("instance state kept").isEqualTo(12);
@@ -34,7 +126,7 @@ class ClassCopiesTest
     {
         final ClassCopies general = new ClassCopies(false);
         assertThat(general.copyOf(Adder.class)).isEqualTo(Adder.class);
-        assertThat(general.instantiate(Adder.class, 5L).applyAsLong(1)).isEqualTo(6);
+        assertThat(general.instantiate(LongUnaryOperator.class, Adder.class, 5L).applyAsLong(1)).isEqualTo(6);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.RingChannel;
+import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.checkpoint.barrier.BarrierHandlerOptions;
 import io.ringflow.engine.runtime.deploy.JobAttempt;
 import io.ringflow.state.codec.Codec;
@@ -63,7 +64,8 @@ class InputTaskAlignmentTest
         return new InputTask(new JobAttempt("job", null, 1,
             new io.ringflow.state.checkpoint.InMemoryCheckpointStorage()), "recorder (1/1)", new StreamOperator[] {head},
             new ChannelWriter[] {output.writer()}, Idler.create(IdleStrategyKind.BUSY_SPIN, null, 100_000), 100_000,
-            -1, new ChannelReader[] {a.reader(), b.reader()}, new int[] {0, 0}, codecs, 100, null, options);
+            -1, new ChannelReader[] {a.reader(), b.reader()}, new int[] {0, 0}, codecs, 100, null, options,
+            List.of(ChannelInput.class, ChannelInput.class));
     }
 
     private RingChannel output()
@@ -92,11 +94,13 @@ class InputTaskAlignmentTest
     private static List<String> barriersOn(final RingChannel out)
     {
         final List<String> seen = new ArrayList<>();
-        out.reader().poll(slot ->
+        final ChannelReader reader = out.reader();
+        final int available = reader.available(100);
+        for (int i = 0; i < available; i++)
         {
-            seen.add("kind-" + slot.kind());
-            return true;
-        }, 100);
+            seen.add("kind-" + SlotDescriptor.kind(reader.header(reader.nextSequence() + i)));
+        }
+        reader.advance(available);
         return seen;
     }
 

@@ -1,0 +1,88 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.engine.channel.ChannelReader;
+import io.ringflow.engine.channel.SlotDescriptor;
+import io.ringflow.engine.channel.SlotKind;
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
+
+/**
+ * The record loop of one input channel: a run of published slots at a time, decoded and handed to the head operator
+ * with the key group the producer computed. A record-path template ({@link ClassCopies}): each channel of a job gets
+ * its own copy, so the decode and the head's call are monomorphic and the JIT can inline the chain that follows.
+ * Task thread only; allocates nothing beyond what decoding does.
+ */
+public final class ChannelInput extends InputChannel
+{
+    /**
+     * @param task       the task.
+     * @param index      the channel's index in the task.
+     * @param reader     the channel.
+     * @param codec      its records' codec.
+     * @param inputIndex the head operator's input it feeds.
+     * @param head       the head operator.
+     */
+    public ChannelInput(final InputTask task, final int index, final ChannelReader reader, final Codec<Object> codec,
+        final int inputIndex, final StreamOperator head)
+    {
+        super(task, index, reader, codec, inputIndex, head);
+    }
+
+    @Override
+    public int drain(final int limit)
+    {
+        final ChannelReader in = reader;
+        final int available = in.available(limit);
+        if (available == 0)
+        {
+            return 0;
+        }
+        final CodecBuffer window = in.window();
+        final long first = in.nextSequence();
+        int read = 0;
+        try
+        {
+            while (read < available)
+            {
+                final long sequence = first + read;
+                final long header = in.header(sequence);
+                read++;
+                if (SlotDescriptor.kind(header) != SlotKind.RECORD)
+                {
+                    if (!task.onControlSlot(this, sequence, SlotDescriptor.kind(header)))
+                    {
+                        break;
+                    }
+                    continue;
+                }
+                final int offset = in.payloadOffset(sequence);
+                final int length = SlotDescriptor.length(header);
+                if (recording != null)
+                {
+                    recording.append(index, window, offset, length);
+                }
+                final Object record = codec.decode(window, offset, length);
+                try
+                {
+                    if (inputIndex == 0)
+                    {
+                        head.processElement(record, SlotDescriptor.keyGroup(header));
+                    }
+                    else
+                    {
+                        head.processElement2(record, SlotDescriptor.keyGroup(header));
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    throw OperatorException.wrap(head.runtime(), ex);
+                }
+            }
+        }
+        finally
+        {
+            in.advance(read);
+        }
+        return read;
+    }
+}

@@ -1,0 +1,80 @@
+package io.ringflow.engine.runtime.task;
+
+import io.ringflow.engine.api.functions.KeySelector;
+import io.ringflow.engine.channel.ChannelWriter;
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecBuffer;
+import io.ringflow.state.keyed.KeyGroups;
+
+/**
+ * Sends each record to the subtask that owns its key: key, key group, owning subtask (a KEY_HASH edge). The key group
+ * is computed here, once, and travels in the slot's header, so the keyed operator downstream never hashes the key
+ * again. A record-path template ({@link ClassCopies}): each edge gets its own copy, so the key selector and the codec
+ * calls are monomorphic. Task thread only; allocates nothing beyond what the key selector does.
+ */
+public final class KeyHashOutput implements Output
+{
+    private final Codec<Object> codec;
+    private final KeySelector<Object, Object> keySelector;
+    private final String keyedOperatorName;
+    private final int maxParallelism;
+    /** Channel of each key group: the subtask that owns it, precomputed to keep a division off the hot path. */
+    private final ChannelWriter[] writerOfKeyGroup;
+
+    /**
+     * @param writers           writer {@code i} leads to downstream subtask {@code i}.
+     * @param codec             the edge's codec.
+     * @param keySelector       the key.
+     * @param keyedOperatorName the operator downstream, for errors.
+     * @param maxParallelism    the job's number of key groups.
+     */
+    public KeyHashOutput(
+        final ChannelWriter[] writers,
+        final Codec<Object> codec,
+        final KeySelector<Object, Object> keySelector,
+        final String keyedOperatorName,
+        final int maxParallelism)
+    {
+        this.codec = codec;
+        this.keySelector = keySelector;
+        this.keyedOperatorName = keyedOperatorName;
+        this.maxParallelism = maxParallelism;
+        this.writerOfKeyGroup = new ChannelWriter[maxParallelism];
+        for (int keyGroup = 0; keyGroup < maxParallelism; keyGroup++)
+        {
+            writerOfKeyGroup[keyGroup] = writers[KeyGroups.subtaskOf(keyGroup, maxParallelism, writers.length)];
+        }
+    }
+
+    @Override
+    public void collect(final Object record)
+    {
+        if (record == null)
+        {
+            throw writerOfKeyGroup[0].nullRecord();
+        }
+        final Object key;
+        try
+        {
+            key = keySelector.getKey(record);
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException("the key selector of keyBy(...) before operator '" + keyedOperatorName +
+                "' threw", ex);
+        }
+        if (key == null)
+        {
+            throw NullKeyException.of(keyedOperatorName, record);
+        }
+        final int keyGroup = KeyGroups.keyGroupOf(key, maxParallelism);
+        final ChannelWriter writer = writerOfKeyGroup[keyGroup];
+        final CodecBuffer slot = writer.claimRecord();
+        final int length = codec.encode(record, slot, 0);
+        if (slot.overflowed())
+        {
+            throw writer.tooLarge(codec, record);
+        }
+        writer.commitRecord(keyGroup, length);
+    }
+}
