@@ -3,6 +3,7 @@ package io.ringflow.state.backend;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
@@ -78,6 +79,18 @@ public interface KeyedStateStore extends AutoCloseable
      *                               entries do not match the declaration.
      */
     <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor);
+
+    /**
+     * The unboxed view of the {@code ValueState<Long>} declared by {@code descriptor} (declaring it if needed): the same
+     * values as {@link #getValueState} with that descriptor gives.
+     *
+     * @param descriptor the declaration; its type must be {@code Long}.
+     * @return the view; a backend without an unboxed path boxes ({@link LongValueState#over}).
+     */
+    default LongValueState getLongValueState(final ValueStateDescriptor<Long> descriptor)
+    {
+        return LongValueState.over(getValueState(descriptor), LongValueState.defaultOf(descriptor));
+    }
 
     /**
      * Returns the map state declared by {@code descriptor}; see {@link #getValueState} for the rules.

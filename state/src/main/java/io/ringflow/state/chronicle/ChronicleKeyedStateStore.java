@@ -9,6 +9,7 @@ import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
@@ -319,6 +320,14 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     {
         return declare(descriptor, map -> new ChronicleValueState<>(this, map, descriptor,
             codecs.codecFor(descriptor.type()), config.maxEntrySize(), config.hotKeysPerState()));
+    }
+
+    @Override
+    public LongValueState getLongValueState(final ValueStateDescriptor<Long> descriptor)
+    {
+        final ValueState<Long> state = getValueState(descriptor);
+        return state instanceof ChronicleValueState<?> chronicle && chronicle.longView() != null ?
+            chronicle.longView() : LongValueState.over(state, LongValueState.defaultOf(descriptor));
     }
 
     @Override

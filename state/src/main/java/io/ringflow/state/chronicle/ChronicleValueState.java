@@ -1,6 +1,7 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -51,6 +52,8 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      * clear, or the store ({@link #releaseHeld}) when the current key changes or anything else needs the map.
      */
     private ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> held;
+    /** The unboxed view, for a {@code Long} state; null otherwise. */
+    private final LongValueState longView;
 
     /**
      * @param store        the store, which holds the current key.
@@ -71,6 +74,14 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         this.front = hotKeys > 0 && ttl == null ?
             new HotKeyFront(store, map, (Codec<Object>)codec, descriptor.name(), hotKeys, maxEntrySize,
                 descriptor.type() == Long.class) : null;
+        this.longView = descriptor.type() == Long.class ? new LongView(
+            LongValueState.defaultOf((ValueStateDescriptor<Long>)descriptor)) : null;
+    }
+
+    /** @return the unboxed view of this state; it must be a {@code Long} state. */
+    LongValueState longView()
+    {
+        return longView;
     }
 
     @Override
@@ -381,5 +392,59 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     HotKeyFront front()
     {
         return front;
+    }
+
+    /**
+     * The unboxed view: a {@code Long} key set unboxed and held by the hot-key front is read and written there with
+     * no object; anything else (a miss, a front that tracks changes for incremental checkpoints, no front) takes the
+     * boxed path of the state itself, which keeps every rule of the front.
+     */
+    private final class LongView implements LongValueState
+    {
+        private final long defaultLong;
+
+        LongView(final long defaultLong)
+        {
+            this.defaultLong = defaultLong;
+        }
+
+        @Override
+        public long value()
+        {
+            final HotKeyFront front = ChronicleValueState.this.front;
+            if (front != null && front.holdsLongs() && store.hasLongKey())
+            {
+                final long held = front.getLong(store.currentLongKey());
+                if (held != HotKeyFront.NO_LONG)
+                {
+                    front.access(true);
+                    return held;
+                }
+            }
+            final Object value = ChronicleValueState.this.value();
+            return value != null ? (Long)value : defaultLong;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void update(final long value)
+        {
+            final HotKeyFront front = ChronicleValueState.this.front;
+            if (front != null && front.holdsLongs() && store.hasLongKey() && !front.tracksChanges() &&
+                value != HotKeyFront.NO_LONG &&
+                valueBound >= 0 && valueBound <= maxEntrySize - front.longestKey() &&
+                front.replaceLong(store.currentLongKey(), value))
+            {
+                front.access(true);
+                return;
+            }
+            ChronicleValueState.this.update((T)Long.valueOf(value));
+        }
+
+        @Override
+        public void clear()
+        {
+            ChronicleValueState.this.clear();
+        }
     }
 }

@@ -175,14 +175,7 @@ final class HotKeyFront
     }
 
     /**
-     * The unboxed {@link #replace}, when {@link #holdsLongs()}.
-     *
-     * @param key   the current key, a {@code Long}.
-     * @param value its new value, not {@link #NO_LONG}.
-     * @return whether the key was here.
-     */
-    /**
-     * {@link #replaceLong(Long, long)} for a key set unboxed, when no changes are tracked (no stamp to key).
+     * The unboxed {@link #replace}, when {@link #holdsLongs()} and no changes are tracked (no stamp to key).
      *
      * @param key   the current key.
      * @param value its new value, not {@link #NO_LONG}.

@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The fast path of {@link RecordCodec} for records whose components are all primitives: the layout is fixed (the
@@ -13,13 +14,24 @@ import java.util.List;
  * and decoding compose into one method handle each, installed as constants of a hidden class spun from
  * {@link FixedLayoutTemplate}. Encoding neither boxes nor allocates; decoding allocates only the record.
  *
- * <p>Built once per record type, at codec derivation; thread-safe afterwards.
+ * <p>Built once per record type in the JVM, at its first derivation, and shared by every registry afterwards (the
+ * layout depends on the type alone), so every job of the JVM runs the same codec class and code the JIT compiled for
+ * one still serves the next. Thread-safe.
  */
 final class FixedLayoutRecordCodec
 {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     private static final byte[] TEMPLATE = templateBytes();
     private static final MethodHandle PLUS;
+    /** The codec spun for each record type; collected with the type. */
+    private static final ClassValue<AtomicReference<Codec<?>>> SPUN = new ClassValue<>()
+    {
+        @Override
+        protected AtomicReference<Codec<?>> computeValue(final Class<?> type)
+        {
+            return new AtomicReference<>();
+        }
+    };
 
     static
     {
@@ -44,11 +56,33 @@ final class FixedLayoutRecordCodec
      * @param getters        the components' accessors, {@code (R) T}.
      * @param constructor    the canonical constructor.
      * @param <T>            the record type.
-     * @return the spun codec, or null when a component is not primitive.
+     * @return the codec spun for the type, the first time it was asked for, or null when a component is not
+     *     primitive.
      * @throws ReflectiveOperationException when the hidden class cannot be defined.
      */
     @SuppressWarnings("unchecked")
     static <T> Codec<T> create(
+        final Class<T> type,
+        final Class<?>[] componentTypes,
+        final MethodHandle[] getters,
+        final MethodHandle constructor) throws ReflectiveOperationException
+    {
+        final AtomicReference<Codec<?>> shared = SPUN.get(type);
+        final Codec<?> existing = shared.get();
+        if (existing != null)
+        {
+            return (Codec<T>)existing;
+        }
+        final Codec<T> spun = spin(type, componentTypes, getters, constructor);
+        if (spun == null || shared.compareAndSet(null, spun))
+        {
+            return spun;
+        }
+        return (Codec<T>)shared.get();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Codec<T> spin(
         final Class<T> type,
         final Class<?>[] componentTypes,
         final MethodHandle[] getters,

@@ -9,6 +9,7 @@ import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.ListState;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ListStateDescriptor;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
@@ -133,6 +134,14 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         return declare(descriptor, () -> descriptor.type() == Long.class && !descriptor.isTimeToLiveEnabled() ?
             new HeapLongValueState(this, (ValueStateDescriptor<Long>)descriptor) :
             new HeapValueState<>(this, descriptor));
+    }
+
+    @Override
+    public LongValueState getLongValueState(final ValueStateDescriptor<Long> descriptor)
+    {
+        final ValueState<Long> state = getValueState(descriptor);
+        return state instanceof HeapLongValueState unboxed ? unboxed.longView() :
+            LongValueState.over(state, LongValueState.defaultOf(descriptor));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.ringflow.state.heap;
 
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import org.agrona.collections.Long2LongHashMap;
@@ -19,12 +20,14 @@ final class HeapLongValueState extends HeapState implements ValueState<Long>
     private final Long2LongHashMap values = new Long2LongHashMap(ABSENT);
     private final HeapValueState<Long> others;
     private final Long defaultValue;
+    private final LongValueState longView;
 
     HeapLongValueState(final HeapKeyedStateStore store, final ValueStateDescriptor<Long> descriptor)
     {
         super(store, descriptor);
         others = new HeapValueState<>(store, descriptor);
         defaultValue = descriptor.defaultValue();
+        longView = new LongView(LongValueState.defaultOf(descriptor));
     }
 
     @Override
@@ -95,6 +98,12 @@ final class HeapLongValueState extends HeapState implements ValueState<Long>
         }
     }
 
+    /** @return the unboxed view of this state. */
+    LongValueState longView()
+    {
+        return longView;
+    }
+
     @Override
     long size()
     {
@@ -132,6 +141,60 @@ final class HeapLongValueState extends HeapState implements ValueState<Long>
         else
         {
             others.putRestored(key, null, value, timestamp);
+        }
+    }
+
+    /**
+     * The unboxed view: a {@code Long} key set unboxed is one probe of the primitive map, no object either way; any
+     * other key, and the value {@link #ABSENT}, take the boxed path of the state itself.
+     */
+    private final class LongView implements LongValueState
+    {
+        private final long defaultLong;
+
+        LongView(final long defaultLong)
+        {
+            this.defaultLong = defaultLong;
+        }
+
+        @Override
+        public long value()
+        {
+            if (store.hasLongKey())
+            {
+                final long value = values.get(store.currentLongKey());
+                if (value != ABSENT)
+                {
+                    return value;
+                }
+                if (others.size() == 0)
+                {
+                    return defaultLong;
+                }
+            }
+            final Long value = HeapLongValueState.this.value();
+            return value != null ? value : defaultLong;
+        }
+
+        @Override
+        public void update(final long value)
+        {
+            if (store.hasLongKey() && value != ABSENT)
+            {
+                values.put(store.currentLongKey(), value);
+                if (others.size() != 0)
+                {
+                    others.clear();
+                }
+                return;
+            }
+            HeapLongValueState.this.update(value);
+        }
+
+        @Override
+        public void clear()
+        {
+            HeapLongValueState.this.clear();
         }
     }
 }

@@ -36,6 +36,16 @@ class FixedLayoutRecordCodecTest
     }
 
     @Test
+    void everyRegistryOfTheJvmGetsTheSameSpunCodecForARecordType()
+    {
+        final Codec<PageView> first = CodecRegistry.withBuiltIns().codecFor(PageView.class);
+        final Codec<PageView> second = CodecRegistry.withBuiltIns().codecFor(PageView.class);
+        assertThat(second).isSameAs(first);
+        assertThat(RecordCodec.of(PageView.class).preferred()).isSameAs(first);
+        assertThat(CodecRegistry.withBuiltIns().codecFor(AllPrimitives.class)).isNotSameAs(first);
+    }
+
+    @Test
     void theSpunCodecWritesExactlyTheBytesOfTheGeneralCodecAndReadsThemBack()
     {
         final Codec<AllPrimitives> spun = CodecRegistry.withBuiltIns().codecFor(AllPrimitives.class);

@@ -123,6 +123,81 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
         assertThat(store.currentKey()).isEqualTo(99L);
     }
 
+    @Test
+    void theLongViewAndTheValueStateAreOneState()
+    {
+        final KeyedStateStore store = newStore();
+        final ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("counts", Long.class, 7L);
+        final LongValueState counts = store.getLongValueState(descriptor);
+        final ValueState<Long> boxed = store.getValueState(descriptor);
+        final LongValueState withoutDefault =
+            store.getLongValueState(new ValueStateDescriptor<>("sums", Long.class));
+        final List<Long> keys = List.of(1L, -1L, 0L, Long.MAX_VALUE, 12_345L, 300L);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            final Long key = keys.get(i);
+            // a Long key set unboxed, as keyed operators do, or boxed
+            if (i % 2 == 0)
+            {
+                store.setCurrentKey(key.longValue(), KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
+            }
+            else
+            {
+                store.setCurrentKey(key);
+            }
+            assertThat(counts.value()).as("default of %s", key).isEqualTo(7L);
+            assertThat(withoutDefault.value()).as("no default: 0").isZero();
+            assertThat(counts.add(3)).isEqualTo(10L);
+            assertThat(boxed.value()).isEqualTo(10L);
+            boxed.update(i * 100L);
+            assertThat(counts.value()).isEqualTo(i * 100L);
+            counts.update(Long.MIN_VALUE + i);
+            assertThat(boxed.value()).as("extreme values too").isEqualTo(Long.MIN_VALUE + i);
+            assertThat(counts.value()).isEqualTo(Long.MIN_VALUE + i);
+            counts.update(i);
+            withoutDefault.add(i * 2L);
+        }
+        store.setCurrentKey(300L);
+        counts.clear();
+        assertThat(boxed.value()).isEqualTo(7L);
+        assertThat(counts.value()).isEqualTo(7L);
+
+        final KeyedStateStore restored = restoredFrom(SnapshotContents.take(store, 1));
+        final LongValueState restoredCounts = restored.getLongValueState(descriptor);
+        final ValueState<Long> restoredSums = restored.getValueState(new ValueStateDescriptor<>("sums", Long.class));
+        for (int i = 0; i < keys.size(); i++)
+        {
+            restored.setCurrentKey(keys.get(i));
+            assertThat(restoredCounts.value()).as("restored %s", keys.get(i)).isEqualTo(i == 5 ? 7L : i);
+            assertThat(restoredSums.value()).as("add(0) stores 0").isEqualTo(i * 2L);
+        }
+    }
+
+    @Test
+    void theLongViewWorksForKeysOfAnyType()
+    {
+        final KeyedStateStore store = newStore();
+        final LongValueState sums = store.getLongValueState(new ValueStateDescriptor<>("sums", Long.class, 0L));
+        for (final String key : List.of("a", "b", "a", "c", "a"))
+        {
+            store.setCurrentKey(key);
+            sums.add(key.charAt(0));
+        }
+        store.setCurrentKey("a");
+        assertThat(sums.value()).isEqualTo(3L * 'a');
+        store.setCurrentKey("c");
+        assertThat(store.getValueState(new ValueStateDescriptor<>("sums", Long.class, 0L)).value()).isEqualTo('c');
+    }
+
+    @Test
+    void theLongViewRefusesWithoutACurrentKey()
+    {
+        final KeyedStateStore store = newStore();
+        final LongValueState counts = store.getLongValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        assertThatThrownBy(counts::value).isInstanceOf(IllegalStateException.class).hasMessageContaining("counts");
+        assertThatThrownBy(() -> counts.update(1)).isInstanceOf(IllegalStateException.class);
+    }
+
     static Stream<List<Object>> keysOfEachType()
     {
         return Stream.of(
@@ -206,6 +281,7 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
     {
         final KeyedStateStore store = newStore();
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final LongValueState countView = store.getLongValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
         final Map<Object, Object> countModel = new HashMap<>();
         final Map<Object, Object> labelModel = new HashMap<>();
@@ -584,6 +660,7 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
     {
         final KeyedStateStore store = newStore();
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final LongValueState countView = store.getLongValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
         final Map<Object, Object> countModel = new HashMap<>();
         final Map<Object, Object> labelModel = new HashMap<>();
@@ -611,12 +688,13 @@ public abstract class KeyedStateStoreConformanceTest extends KeyedStoreFixture
                 }
                 switch (random.nextInt(9))
                 {
-                    case 0, 1, 2 ->
+                    case 0, 1 ->
                     {
                         final long next = counts.value() + 1;
                         counts.update(next);
                         countModel.put(key, next);
                     }
+                    case 2 -> countModel.put(key, countView.add(1));
                     case 3 ->
                     {
                         final long next = random.nextLong();
