@@ -124,7 +124,7 @@ public final class ChannelReader extends ReaderRhsPadding
      * channel state (they are still read later). Slots of other kinds are skipped.
      *
      * @param untilExclusive the announced barrier's sequence; every slot below it has been published.
-     * @param visitor        receives each record's payload.
+     * @param visitor        receives each record's encoded bytes (without a key sent in front of them).
      * @return the number of records handed over.
      */
     public int peekRecordsBefore(final long untilExclusive, final RecordVisitor visitor)
@@ -135,7 +135,9 @@ public final class ChannelReader extends ReaderRhsPadding
             final long header = header(sequence);
             if (SlotDescriptor.kind(header) == SlotKind.RECORD)
             {
-                visitor.record(window, payloadOffset(sequence), SlotDescriptor.length(header));
+                // the record's own bytes: a key sent in front of them is not part of the channel state
+                final int skip = SlotDescriptor.hasLongKey(header) ? SlotDescriptor.LONG_KEY_LENGTH : 0;
+                visitor.record(window, payloadOffset(sequence) + skip, SlotDescriptor.length(header) - skip);
                 records++;
             }
         }

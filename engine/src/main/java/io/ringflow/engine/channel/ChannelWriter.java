@@ -90,6 +90,25 @@ public final class ChannelWriter extends WriterRhsPadding
     }
 
     /**
+     * The record written into the claimed window, after its {@code Long} key at 0, is complete: as
+     * {@link #commitRecord}, with the header saying the payload starts with the key.
+     *
+     * @param keyGroup the key group of the record's key.
+     * @param length   the key's {@link SlotDescriptor#LONG_KEY_LENGTH} bytes plus the record's encoded length.
+     */
+    public void commitLongKeyedRecord(final int keyGroup, final int length)
+    {
+        final long sequence = pending;
+        pending = -1;
+        slots.putLong(channel.offsetOf(sequence),
+            SlotDescriptor.header(SlotKind.RECORD, SlotDescriptor.FLAG_LONG_KEY, keyGroup, length));
+        if (sequence - lastPublished >= publishBatch)
+        {
+            publishUpTo(sequence);
+        }
+    }
+
+    /**
      * Encodes {@code record} into the next slot, without a key group: {@link #claimRecord}, encode,
      * {@link #commitRecord}.
      *
@@ -131,6 +150,20 @@ public final class ChannelWriter extends WriterRhsPadding
      */
     public <T> RecordTooLargeException tooLarge(final Codec<T> codec, final T record)
     {
+        return tooLarge(codec, record, 0);
+    }
+
+    /**
+     * {@link #tooLarge(Codec, Object)} for a record written after {@code reserved} bytes of the payload (its key).
+     *
+     * @param codec    the channel's codec.
+     * @param record   the record.
+     * @param reserved payload bytes in front of the record.
+     * @param <T>      the record type.
+     * @return the exception to throw.
+     */
+    public <T> RecordTooLargeException tooLarge(final Codec<T> codec, final T record, final int reserved)
+    {
         int encodedLength;
         try
         {
@@ -141,7 +174,8 @@ public final class ChannelWriter extends WriterRhsPadding
         {
             encodedLength = -1;
         }
-        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength, payloadCapacity);
+        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength, payloadCapacity - reserved,
+            reserved);
     }
 
     /**

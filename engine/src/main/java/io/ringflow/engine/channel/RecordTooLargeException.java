@@ -11,13 +11,16 @@ public final class RecordTooLargeException extends RuntimeException
      * @param channel         the channel it was written to.
      * @param type            the record's type.
      * @param encodedLength   how many bytes it encodes to.
-     * @param payloadCapacity how many bytes a slot's payload holds.
+     * @param payloadCapacity how many bytes of a slot's payload the record may take.
+     * @param reserved        payload bytes the slot also carries for the record (its key), 0 when none.
      */
-    public RecordTooLargeException(
-        final String channel, final Class<?> type, final int encodedLength, final int payloadCapacity)
+    public RecordTooLargeException(final String channel, final Class<?> type, final int encodedLength,
+        final int payloadCapacity, final int reserved)
     {
         super("a record of type " + type.getName() + " encodes to " + encodedLength + " bytes but a slot of channel " +
-            channel + " holds at most " + payloadCapacity + " payload bytes; raise JobConfig slotSize to at least " +
-            (encodedLength + SlotDescriptor.HEADER_LENGTH) + " (rounded up to a multiple of 8)");
+            channel + " holds at most " + payloadCapacity + " payload bytes" +
+            (reserved > 0 ? " for it (" + reserved + " more carry its key)" : "") +
+            "; raise JobConfig slotSize to at least " +
+            (encodedLength + reserved + SlotDescriptor.HEADER_LENGTH) + " (rounded up to a multiple of 8)");
     }
 }

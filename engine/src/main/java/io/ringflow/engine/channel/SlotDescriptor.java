@@ -8,7 +8,7 @@ package io.ringflow.engine.channel;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------+---------------+-------------------------------+
- *  |     kind      |   (reserved)  |      key group (unsigned)     |  the header: one little-endian long
+ *  |     kind      |     flags     |      key group (unsigned)     |  the header: one little-endian long
  *  +---------------+---------------+-------------------------------+
  *  |                       payload length                          |  bytes used after the header
  *  +---------------------------------------------------------------+
@@ -17,6 +17,8 @@ package io.ringflow.engine.channel;
  *  +---------------------------------------------------------------+
  *
  *  kind:       RECORD, BARRIER, END_OF_INPUT, WATERMARK ({@link SlotKind})
+ *  flags:      {@value #FLAG_LONG_KEY} (LONG_KEY): the record was sent by a {@code Long} key, whose value the payload
+ *              starts with (8 bytes, before the codec's bytes), so the consumer need not extract it again
  *  key group:  for a record sent by key, the key group of its key, computed once by the producer so the consumer
  *              never hashes the key again; {@value #NO_KEY_GROUP} otherwise
  *  BARRIER payload:      checkpoint id (long) | barrier kind (int) | padding (int) | trigger time, epoch ms (long)
@@ -34,6 +36,11 @@ public final class SlotDescriptor
     public static final int HEADER_LENGTH = 8;
     /** The key group field of a slot that was not sent by key. */
     public static final int NO_KEY_GROUP = 0xFFFF;
+
+    /** Header flag: the payload starts with the record's {@code Long} key (see the layout). */
+    public static final int FLAG_LONG_KEY = 1;
+    /** Bytes the key takes in front of the record's bytes when {@link #FLAG_LONG_KEY} is set. */
+    public static final int LONG_KEY_LENGTH = 8;
 
     /** Offset of the checkpoint id inside a barrier's payload. */
     public static final int BARRIER_CHECKPOINT_ID_OFFSET = 0;
@@ -68,7 +75,25 @@ public final class SlotDescriptor
      */
     public static long header(final int kind, final int keyGroup, final int length)
     {
-        return (kind & 0xFFL) | (long)(keyGroup & 0xFFFF) << 16 | (long)length << 32;
+        return header(kind, 0, keyGroup, length);
+    }
+
+    /**
+     * @param kind     a {@link SlotKind} code.
+     * @param flags    {@link #FLAG_LONG_KEY} or 0.
+     * @param keyGroup the key group, or {@link #NO_KEY_GROUP}.
+     * @param length   the payload's length.
+     * @return the header, as one long.
+     */
+    public static long header(final int kind, final int flags, final int keyGroup, final int length)
+    {
+        return (kind & 0xFFL) | (flags & 0xFFL) << 8 | (long)(keyGroup & 0xFFFF) << 16 | (long)length << 32;
+    }
+
+    /** @param header a header. @return whether the payload starts with the record's {@code Long} key. */
+    public static boolean hasLongKey(final long header)
+    {
+        return (header & (FLAG_LONG_KEY << 8)) != 0;
     }
 
     /** @param header a header. @return its kind. */

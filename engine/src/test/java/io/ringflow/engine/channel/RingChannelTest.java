@@ -270,4 +270,45 @@ class RingChannelTest
             "RECORD 65535 8 65535", "BARRIER 65535 24 3 SAVEPOINT 42");
         assertThat(reader.hasAvailable()).isFalse();
     }
+
+    @Test
+    void aRecordSentWithItsLongKeyCarriesTheFlagAndChannelStateSeesOnlyTheRecord()
+    {
+        final RingChannel channel = channel(16, 64, 8);
+        final ChannelWriter writer = channel.writer();
+        final io.ringflow.state.codec.CodecBuffer slot = writer.claimRecord();
+        slot.putLong(0, 4242L);
+        final int length = StringCodec.INSTANCE.encode("keyed", slot, SlotDescriptor.LONG_KEY_LENGTH);
+        writer.commitLongKeyedRecord(17, SlotDescriptor.LONG_KEY_LENGTH + length);
+        writer.writeRecord(StringCodec.INSTANCE, "plain");
+        writer.flush();
+
+        final ChannelReader reader = channel.reader();
+        final long first = reader.nextSequence();
+        assertThat(SlotDescriptor.hasLongKey(reader.header(first))).isTrue();
+        assertThat(SlotDescriptor.keyGroup(reader.header(first))).isEqualTo(17);
+        assertThat(reader.window().getLong(reader.payloadOffset(first))).isEqualTo(4242L);
+        assertThat(SlotDescriptor.hasLongKey(reader.header(first + 1))).isFalse();
+
+        final List<String> overtaken = new ArrayList<>();
+        reader.peekRecordsBefore(first + 2,
+            (buffer, offset, bytes) -> overtaken.add(StringCodec.INSTANCE.decode(buffer, offset, bytes)));
+        assertThat(overtaken).as("the key is not part of the record's bytes").containsExactly("keyed", "plain");
+    }
+
+    @Test
+    void aKeyedRecordTooLargeNamesTheRoomLeftBesideItsKey()
+    {
+        final RingChannel channel = channel(16, 32, 4);
+        final ChannelWriter writer = channel.writer();
+        final String large = "x".repeat(20);
+        final io.ringflow.state.codec.CodecBuffer slot = writer.claimRecord();
+        slot.putLong(0, 1L);
+        StringCodec.INSTANCE.encode(large, slot, SlotDescriptor.LONG_KEY_LENGTH);
+        assertThat(slot.overflowed()).isTrue();
+        assertThat(writer.tooLarge(StringCodec.INSTANCE, large, SlotDescriptor.LONG_KEY_LENGTH))
+            .hasMessageContaining("24 bytes")
+            .hasMessageContaining("at most 16 payload bytes for it (8 more carry its key)")
+            .hasMessageContaining("slotSize to at least 40");
+    }
 }

@@ -4,6 +4,7 @@ import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.ListState;
 import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.ReducingState;
@@ -28,6 +29,17 @@ public interface RuntimeContext extends SubtaskInfo
      * @throws IllegalStateException when the operator's input is not keyed, or the name is declared otherwise.
      */
     <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor);
+
+    /**
+     * The unboxed form of {@code getState} for a {@code long} per key: {@code value()}, {@code update(long)} and
+     * {@code add(long)} neither box nor allocate, so a counter or a sum on the record path costs no garbage. The same
+     * state as {@code getState(descriptor)} (checkpoints hold a {@code ValueState<Long>}), so both may be used.
+     *
+     * @param descriptor the state's declaration, of type {@code Long}; a key without a value reads its default, or 0.
+     * @return one {@code long} per key.
+     * @throws IllegalStateException when the operator's input is not keyed, or the name is declared otherwise.
+     */
+    LongValueState getLongState(ValueStateDescriptor<Long> descriptor);
 
     /**
      * @param descriptor the state's declaration.

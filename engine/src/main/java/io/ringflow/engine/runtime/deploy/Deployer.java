@@ -119,6 +119,10 @@ public final class Deployer
         final CheckpointStorage storage)
     {
         final List<StreamEdge> edges = GraphResolver.resolve(graph, config);
+        if (config.specializeChains())
+        {
+            CompilerDirectives.installOnce();
+        }
         final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config);
         if (restorer != null)
         {
@@ -242,25 +246,22 @@ public final class Deployer
         final StateRestorer restorer,
         final Specializer specializer)
     {
+        // tail first: an operator's class (its copy) is chosen knowing its output's, and an output's knowing the
+        // next operator's (Specializer); members are in topological order
         final Map<StreamNode, StreamOperator> operators = new IdentityHashMap<>();
         final StreamOperator[] chain = new StreamOperator[members.size()];
-        for (int i = 0; i < members.size(); i++)
+        final List<List<ChannelWriter>> writersPerMember = new ArrayList<>();
+        for (int i = members.size() - 1; i >= 0; i--)
         {
             final StreamNode node = members.get(i);
-            chain[i] = OperatorTranslator.create(node, subtask, specializer);
-            operators.put(node, chain[i]);
-        }
-
-        final List<ChannelWriter> allWriters = new ArrayList<>();
-        for (final StreamNode node : members)
-        {
+            final List<ChannelWriter> nodeWriters = new ArrayList<>();
             final List<Output> outputs = new ArrayList<>();
             for (final StreamEdge edge : node.outputs())
             {
                 final StreamOperator chained = operators.get(edge.target());
                 if (chained != null && !edgeCodecs.containsKey(edge))
                 {
-                    outputs.add(specializer.output(edge, ChainingOutput.class, chained));
+                    outputs.add(specializer.output(ChainingOutput.class, chained));
                     continue;
                 }
                 final RingChannel[] row = channels.get(edge)[subtask];
@@ -277,25 +278,27 @@ public final class Deployer
                         writers[d] = row[d].writer();
                     }
                 }
-                for (final ChannelWriter writer : writers)
-                {
-                    allWriters.add(writer);
-                }
+                nodeWriters.addAll(List.of(writers));
                 outputs.add(channelOutput(edge, writers, edgeCodecs.get(edge), subtask, specializer));
             }
+            writersPerMember.add(0, nodeWriters);
             final Output output = outputs.isEmpty() ? record -> { } : outputs.size() == 1 ? outputs.get(0) :
-                specializer.fanOut(node, outputs.toArray(new Output[0]));
+                specializer.fanOut(outputs.toArray(new Output[0]));
             final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask) : null;
+            chain[i] = OperatorTranslator.create(node, subtask, specializer, output, keyedStore);
+            operators.put(node, chain[i]);
             final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
             final OperatorRuntime runtime = new OperatorRuntime(
                 jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
                 keyedStore, operatorStore);
-            operators.get(node).setup(runtime, output);
+            chain[i].setup(runtime, output);
             if (restorer != null)
             {
-                restorer.restore(node, subtask, keyedStore, operatorStore, operators.get(node), node == head);
+                restorer.restore(node, subtask, keyedStore, operatorStore, chain[i], node == head);
             }
         }
+        final List<ChannelWriter> allWriters = new ArrayList<>();
+        writersPerMember.forEach(allWriters::addAll);
 
         final String taskName = taskName(members, subtask, head.parallelism());
         final ChannelWriter[] writers = allWriters.toArray(new ChannelWriter[0]);
@@ -323,7 +326,7 @@ public final class Deployer
                     readers.add(row[subtask].reader());
                     inputIndexes.add(edge.inputIndex());
                     codecsPerChannel.add(edgeCodecs.get(edge));
-                    loopsPerChannel.add(specializer.input(edge));
+                    loopsPerChannel.add(specializer.inputLoop(edgeCodecs.get(edge), chain[0]));
                 }
             }
         }
@@ -352,13 +355,13 @@ public final class Deployer
         switch (edge.partition())
         {
             case FORWARD:
-                return specializer.output(edge, ForwardOutput.class, writers[0], codec);
+                return specializer.output(ForwardOutput.class, writers[0], codec);
             case REBALANCE:
-                return specializer.output(edge, RebalanceOutput.class, writers, codec, subtask);
+                return specializer.output(RebalanceOutput.class, writers, codec, subtask);
             case BROADCAST:
-                return specializer.output(edge, BroadcastOutput.class, writers, codec);
+                return specializer.output(BroadcastOutput.class, writers, codec);
             case KEY_HASH:
-                return specializer.output(edge, KeyHashOutput.class, writers, codec, edge.keySelector(),
+                return specializer.output(KeyHashOutput.class, writers, codec, edge.keySelector(),
                     edge.target().name(), config.maxParallelism());
             default:
                 throw new IllegalStateException("no output for partitioning " + edge.partition());
@@ -408,13 +411,16 @@ public final class Deployer
                 "record, or register a codec with JobEnvironment.registerCodec(" + type.getSimpleName() +
                 ".class, codec) before execute(). (" + ex.getMessage() + ")", ex);
         }
-        final int payload = SlotDescriptor.payloadCapacity(config.slotSize());
+        // a record sent by key may carry its Long key in front of it
+        final int reserved = edge.partition() == PartitionKind.KEY_HASH ? SlotDescriptor.LONG_KEY_LENGTH : 0;
+        final int payload = SlotDescriptor.payloadCapacity(config.slotSize()) - reserved;
         if (codec.maxEncodedLength() > payload)
         {
             throw new InvalidJobException("records of type " + type.getName() + " from " + source.describe() +
                 " always encode to " + codec.maxEncodedLength() + " bytes, more than the " + payload +
-                " payload bytes of a slot; raise JobConfig slotSize to at least " +
-                ((codec.maxEncodedLength() + SlotDescriptor.HEADER_LENGTH + 7) & ~7));
+                " payload bytes a slot has for them" + (reserved > 0 ? " (" + reserved + " more carry the key)" : "") +
+                "; raise JobConfig slotSize to at least " +
+                ((codec.maxEncodedLength() + reserved + SlotDescriptor.HEADER_LENGTH + 7) & ~7));
         }
         return codec;
     }

@@ -11,8 +11,10 @@ import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
 import io.ringflow.engine.runtime.operators.KeyedReduceOperator;
 import io.ringflow.engine.runtime.operators.MapOperator;
 import io.ringflow.engine.runtime.operators.SinkOperator;
+import io.ringflow.engine.runtime.task.Output;
 import io.ringflow.engine.runtime.task.SourceOperator;
 import io.ringflow.engine.runtime.task.StreamOperator;
+import io.ringflow.state.backend.KeyedStateStore;
 
 /**
  * Turns an operator description into the runtime operator of one subtask: the only place that knows both. A
@@ -29,13 +31,16 @@ final class OperatorTranslator
     /**
      * @param node        the operator.
      * @param subtask     the subtask the operator will run in.
-     * @param specializer makes the operator an instance of the node's own copy of its class (a source excepted: its
+     * @param specializer makes the operator an instance of a copy of its class for its shape (a source excepted: its
      *                    task drives it directly).
+     * @param output      where the operator's records go.
+     * @param keyedStore  the operator's keyed state, or null.
      * @return a new runtime operator.
      * @throws InvalidJobException when the description is of a kind this runtime does not run, or a user factory
      *                             fails.
      */
-    static StreamOperator create(final StreamNode node, final int subtask, final Specializer specializer)
+    static StreamOperator create(final StreamNode node, final int subtask, final Specializer specializer,
+        final Output output, final KeyedStateStore keyedStore)
     {
         final OperatorDescription description = node.description();
         try
@@ -46,32 +51,34 @@ final class OperatorTranslator
             }
             if (description instanceof Descriptions.MapOp map)
             {
-                return specializer.operator(node, MapOperator.class, map.function().instance());
+                return specializer.operator(MapOperator.class, output, keyedStore, map.function().instance());
             }
             if (description instanceof Descriptions.FilterOp filter)
             {
-                return specializer.operator(node, FilterOperator.class, filter.function().instance());
+                return specializer.operator(FilterOperator.class, output, keyedStore, filter.function().instance());
             }
             if (description instanceof Descriptions.FlatMapOp flatMap)
             {
-                return specializer.operator(node, FlatMapOperator.class, flatMap.function().instance());
+                return specializer.operator(FlatMapOperator.class, output, keyedStore, flatMap.function().instance());
             }
             if (description instanceof Descriptions.KeyedProcessOp process)
             {
-                return specializer.operator(node, KeyedProcessOperator.class, process.function().instance(), process.keySelector());
+                return specializer.operator(KeyedProcessOperator.class, output, keyedStore,
+                    process.function().instance(), process.keySelector());
             }
             if (description instanceof Descriptions.KeyedReduceOp reduce)
             {
-                return specializer.operator(node, KeyedReduceOperator.class, reduce.function().instance(), reduce.keySelector(), reduce.type());
+                return specializer.operator(KeyedReduceOperator.class, output, keyedStore,
+                    reduce.function().instance(), reduce.keySelector(), reduce.type());
             }
             if (description instanceof Descriptions.CoProcessOp process)
             {
-                return specializer.operator(node, CoProcessOperator.class, process.function().instance(), process.keySelector1(),
-                    process.keySelector2());
+                return specializer.operator(CoProcessOperator.class, output, keyedStore,
+                    process.function().instance(), process.keySelector1(), process.keySelector2());
             }
             if (description instanceof Descriptions.SinkOp sink)
             {
-                return specializer.operator(node, SinkOperator.class, sink.sink());
+                return specializer.operator(SinkOperator.class, output, keyedStore, sink.sink());
             }
         }
         catch (final RuntimeException ex)

@@ -1,32 +1,31 @@
 package io.ringflow.engine.runtime.deploy;
 
 import io.ringflow.engine.api.JobConfig;
-import io.ringflow.engine.graph.StreamEdge;
-import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.runtime.task.ChannelInput;
 import io.ringflow.engine.runtime.task.ClassCopies;
 import io.ringflow.engine.runtime.task.FanOutOutput;
 import io.ringflow.engine.runtime.task.InputChannel;
 import io.ringflow.engine.runtime.task.Output;
 import io.ringflow.engine.runtime.task.StreamOperator;
+import io.ringflow.state.backend.KeyedStateStore;
+import io.ringflow.state.codec.Codec;
 
-import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.Map;
 
 /**
- * Decides which class each record-path object of a deployment is an instance of: one private copy of its template
- * ({@link ClassCopies}) per place in the logical graph (an operator, an edge's output, the channels of an edge into a
- * task), shared by all subtasks of that place, since they see the same classes downstream. With
- * {@link JobConfig#specializeChains()} off, every place uses the templates themselves: the general path.
+ * Decides which class each record-path object of a deployment is an instance of: a private copy of its template
+ * ({@link ClassCopies}) per shape, the template and the classes its call sites will call. So each operator, edge output
+ * and channel loop gets a copy whose call sites see one class each, and places of the same shape (the subtasks of a
+ * place, a job's next attempt, the same job deployed again) share it. With {@link JobConfig#specializeChains()} off,
+ * every place uses the templates themselves: the general path.
+ *
+ * <p>Shapes are built downstream first: an operator's shape includes its output's class, an output's the next
+ * operator's, so the Deployer creates a chain's operators from its tail to its head.
  *
  * <p>Thread contract: one per deployment, used by the deploying thread only.
  */
 final class Specializer
 {
     private final ClassCopies copies;
-    /** Per place (a node or an edge, by identity), per template, its copy. */
-    private final Map<Object, Map<Class<?>, Class<?>>> copiesByPlace = new IdentityHashMap<>();
 
     Specializer(final JobConfig config)
     {
@@ -34,52 +33,46 @@ final class Specializer
     }
 
     /**
-     * @param node      the operator.
-     * @param template  its runtime operator's class.
-     * @param arguments the constructor's arguments.
-     * @return a new instance for one subtask, of the node's copy of {@code template}.
+     * @param template   the runtime operator's class.
+     * @param output     where the operator's records go, already built.
+     * @param keyedStore the operator's keyed state, or null.
+     * @param arguments  the constructor's arguments (the user function, key selectors).
+     * @return a new instance for one subtask, of the copy of {@code template} for this shape.
      */
-    StreamOperator operator(final StreamNode node, final Class<? extends StreamOperator> template,
-        final Object... arguments)
+    StreamOperator operator(final Class<? extends StreamOperator> template, final Output output,
+        final KeyedStateStore keyedStore, final Object... arguments)
     {
-        return ClassCopies.construct(StreamOperator.class, copyFor(node, template), arguments);
+        return ClassCopies.construct(StreamOperator.class,
+            copies.copyFor(template, output, keyedStore, arguments), arguments);
     }
 
     /**
-     * @param edge      the edge the output serves.
      * @param template  the output's class.
-     * @param arguments the constructor's arguments.
-     * @return a new output for one upstream subtask, of the edge's copy of {@code template}.
+     * @param arguments the constructor's arguments (the next operator, or writers, codec and key selector).
+     * @return a new output for one upstream subtask, of the copy of {@code template} for this shape.
      */
-    Output output(final StreamEdge edge, final Class<? extends Output> template, final Object... arguments)
+    Output output(final Class<? extends Output> template, final Object... arguments)
     {
-        return ClassCopies.construct(Output.class, copyFor(edge, template), arguments);
+        return ClassCopies.construct(Output.class, copies.copyFor(template, arguments), arguments);
     }
 
     /**
-     * @param node    the operator with several downstream edges.
      * @param outputs one per edge, in the node's edge order.
-     * @return an output that hands each record to all of them, of the node's copy of {@link FanOutOutput}.
+     * @return an output that hands each record to all of them, of the copy of {@link FanOutOutput} for them.
      */
-    Output fanOut(final StreamNode node, final Output[] outputs)
+    Output fanOut(final Output[] outputs)
     {
-        return ClassCopies.construct(Output.class, copyFor(node, FanOutOutput.class), (Object)outputs);
+        return ClassCopies.construct(Output.class, copies.copyFor(FanOutOutput.class, (Object)outputs),
+            (Object)outputs);
     }
 
     /**
-     * @param edge an edge that crosses into a task.
-     * @return the class of the record loops of its channels (in every downstream subtask): the edge's copy of
-     *     {@link ChannelInput}.
+     * @param codec the records' codec.
+     * @param head  the operator the channel feeds.
+     * @return the class of the record loop of a channel with that codec into that operator.
      */
-    Class<? extends InputChannel> input(final StreamEdge edge)
+    Class<? extends InputChannel> inputLoop(final Codec<Object> codec, final StreamOperator head)
     {
-        return copyFor(edge, ChannelInput.class);
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> Class<? extends T> copyFor(final Object place, final Class<T> template)
-    {
-        return (Class<? extends T>)copiesByPlace.computeIfAbsent(place, unused -> new HashMap<>())
-            .computeIfAbsent(template, copies::copyOf);
+        return copies.copyFor(ChannelInput.class, codec, head);
     }
 }

@@ -67,6 +67,45 @@ public final class CoProcessOperator extends StreamOperator
     }
 
     @Override
+    public void processElement(final Object record, final int keyGroup, final long key) throws Exception
+    {
+        if (keySelector1 == null)
+        {
+            function.processElement1(record, output);
+            return;
+        }
+        // the producer extracted the key and sent it: no key selector, no box, no hash
+        state.setCurrentKey(key, keyGroup);
+        try
+        {
+            function.processElement1(record, output);
+        }
+        finally
+        {
+            state.setCurrentKey(null);
+        }
+    }
+
+    @Override
+    public void processElement2(final Object record, final int keyGroup, final long key) throws Exception
+    {
+        if (keySelector2 == null)
+        {
+            function.processElement2(record, output);
+            return;
+        }
+        state.setCurrentKey(key, keyGroup);
+        try
+        {
+            function.processElement2(record, output);
+        }
+        finally
+        {
+            state.setCurrentKey(null);
+        }
+    }
+
+    @Override
     public void processElement2(final Object record) throws Exception
     {
         processElement2(record, SlotDescriptor.NO_KEY_GROUP);

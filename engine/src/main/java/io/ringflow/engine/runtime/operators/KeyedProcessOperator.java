@@ -61,6 +61,19 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedP
         {
             state.setCurrentKey(key, group);
         }
+        process(record);
+    }
+
+    @Override
+    public void processElement(final Object record, final int keyGroup, final long key) throws Exception
+    {
+        // the producer extracted the key and sent it: no key selector, no box, no hash
+        state.setCurrentKey(key, keyGroup);
+        process(record);
+    }
+
+    private void process(final Object record) throws Exception
+    {
         try
         {
             function.processElement(record, this, output);

@@ -75,6 +75,19 @@ public final class KeyedReduceOperator extends StreamOperator
         {
             store.setCurrentKey(key, group);
         }
+        reduce(record);
+    }
+
+    @Override
+    public void processElement(final Object record, final int keyGroup, final long key) throws Exception
+    {
+        // the producer extracted the key and sent it: no key selector, no box, no hash
+        store.setCurrentKey(key, keyGroup);
+        reduce(record);
+    }
+
+    private void reduce(final Object record) throws Exception
+    {
         try
         {
             final Object before = reduced.value();

@@ -8,7 +8,7 @@ import io.ringflow.state.codec.CodecBuffer;
 
 /**
  * The record loop of one input channel: a run of published slots at a time, decoded and handed to the head operator
- * with the key group the producer computed. A record-path template ({@link ClassCopies}): each channel of a job gets
+ * with the key group the producer computed (and the key, when it was a {@code Long}). A record-path template ({@link ClassCopies}): each channel of a job gets
  * its own copy, so the decode and the head's call are monomorphic and the JIT can inline the chain that follows.
  * Task thread only; allocates nothing beyond what decoding does.
  */
@@ -56,21 +56,38 @@ public final class ChannelInput extends InputChannel
                     continue;
                 }
                 final int offset = in.payloadOffset(sequence);
-                final int length = SlotDescriptor.length(header);
+                final boolean longKey = SlotDescriptor.hasLongKey(header);
+                // a Long key sent by the producer comes first; the record's own bytes follow
+                final int skip = longKey ? SlotDescriptor.LONG_KEY_LENGTH : 0;
+                final int recordOffset = offset + skip;
+                final int recordLength = SlotDescriptor.length(header) - skip;
                 if (recording != null)
                 {
-                    recording.append(index, window, offset, length);
+                    recording.append(index, window, recordOffset, recordLength);
                 }
-                final Object record = codec.decode(window, offset, length);
+                final Object record = codec.decode(window, recordOffset, recordLength);
+                final int keyGroup = SlotDescriptor.keyGroup(header);
                 try
                 {
-                    if (inputIndex == 0)
+                    if (longKey)
                     {
-                        head.processElement(record, SlotDescriptor.keyGroup(header));
+                        final long key = window.getLong(offset);
+                        if (inputIndex == 0)
+                        {
+                            head.processElement(record, keyGroup, key);
+                        }
+                        else
+                        {
+                            head.processElement2(record, keyGroup, key);
+                        }
+                    }
+                    else if (inputIndex == 0)
+                    {
+                        head.processElement(record, keyGroup);
                     }
                     else
                     {
-                        head.processElement2(record, SlotDescriptor.keyGroup(header));
+                        head.processElement2(record, keyGroup);
                     }
                 }
                 catch (final Throwable ex)

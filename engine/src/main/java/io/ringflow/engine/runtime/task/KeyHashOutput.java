@@ -2,6 +2,7 @@ package io.ringflow.engine.runtime.task;
 
 import io.ringflow.engine.api.functions.KeySelector;
 import io.ringflow.engine.channel.ChannelWriter;
+import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroups;
@@ -9,7 +10,7 @@ import io.ringflow.state.keyed.KeyGroups;
 /**
  * Sends each record to the subtask that owns its key: key, key group, owning subtask (a KEY_HASH edge). The key group
  * is computed here, once, and travels in the slot's header, so the keyed operator downstream never hashes the key
- * again. A record-path template ({@link ClassCopies}): each edge gets its own copy, so the key selector and the codec
+ * again; a {@code Long} key travels too, in front of the record, so it never extracts the key again either. A record-path template ({@link ClassCopies}): each edge gets its own copy, so the key selector and the codec
  * calls are monomorphic. Task thread only; allocates nothing beyond what the key selector does.
  */
 public final class KeyHashOutput implements Output
@@ -67,6 +68,12 @@ public final class KeyHashOutput implements Output
         {
             throw NullKeyException.of(keyedOperatorName, record);
         }
+        if (key instanceof Long)
+        {
+            // unboxed from here on, so the key's box never escapes and the JIT can remove it
+            collectByLongKey(record, (Long)key);
+            return;
+        }
         final int keyGroup = KeyGroups.keyGroupOf(key, maxParallelism);
         final ChannelWriter writer = writerOfKeyGroup[keyGroup];
         final CodecBuffer slot = writer.claimRecord();
@@ -76,5 +83,21 @@ public final class KeyHashOutput implements Output
             throw writer.tooLarge(codec, record);
         }
         writer.commitRecord(keyGroup, length);
+    }
+
+    /** The key travels in front of the record: the keyed operator downstream never extracts it again. */
+    private void collectByLongKey(final Object record, final long key)
+    {
+        // Long.hashCode, as KeyGroups.keyGroupOf(Long) hashes it
+        final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
+        final ChannelWriter writer = writerOfKeyGroup[keyGroup];
+        final CodecBuffer slot = writer.claimRecord();
+        slot.putLong(0, key);
+        final int length = codec.encode(record, slot, SlotDescriptor.LONG_KEY_LENGTH);
+        if (slot.overflowed())
+        {
+            throw writer.tooLarge(codec, record, SlotDescriptor.LONG_KEY_LENGTH);
+        }
+        writer.commitLongKeyedRecord(keyGroup, SlotDescriptor.LONG_KEY_LENGTH + length);
     }
 }

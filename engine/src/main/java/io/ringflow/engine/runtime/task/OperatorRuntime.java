@@ -6,6 +6,7 @@ import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.ListState;
 import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.ReducingState;
@@ -100,6 +101,12 @@ public final class OperatorRuntime implements RuntimeContext
     public <T> ValueState<T> getState(final ValueStateDescriptor<T> descriptor)
     {
         return keyed(descriptor.name()).getValueState(descriptor);
+    }
+
+    @Override
+    public LongValueState getLongState(final ValueStateDescriptor<Long> descriptor)
+    {
+        return keyed(descriptor.name()).getLongValueState(descriptor);
     }
 
     @Override

@@ -87,6 +87,33 @@ public abstract class StreamOperator
     }
 
     /**
+     * A record of the (first) input that a producer sent by its {@code Long} key: {@code key} is that key, unboxed, so a
+     * keyed operator need not extract it again. Operators that are not keyed ignore it.
+     *
+     * @param record   the record.
+     * @param keyGroup the key group of its key.
+     * @param key      its key.
+     * @throws Exception fails the task.
+     */
+    public void processElement(final Object record, final int keyGroup, final long key) throws Exception
+    {
+        processElement(record, keyGroup);
+    }
+
+    /**
+     * A record of the second input sent by its {@code Long} key; see {@link #processElement(Object, int, long)}.
+     *
+     * @param record   the record.
+     * @param keyGroup the key group of its key.
+     * @param key      its key.
+     * @throws Exception fails the task.
+     */
+    public void processElement2(final Object record, final int keyGroup, final long key) throws Exception
+    {
+        processElement2(record, keyGroup);
+    }
+
+    /**
      * A record of the second input that arrived through a ring; see {@link #processElement(Object, int)}.
      *
      * @param record   the record.

@@ -115,7 +115,7 @@ class ClassCopiesTest
         assertThat(first.isHidden()).isTrue();
         assertThat(LongUnaryOperator.class).isAssignableFrom(first);
         final LongUnaryOperator a = ClassCopies.construct(LongUnaryOperator.class, first, 10L);
-        final LongUnaryOperator b = copies.instantiate(LongUnaryOperator.class, Adder.class, 20L);
+        final LongUnaryOperator b = ClassCopies.construct(LongUnaryOperator.class, second, 20L);
         assertThat(a.applyAsLong(1)).isEqualTo(11);
         assertThat(b.applyAsLong(1)).isEqualTo(21);
         assertThat(a.applyAsLong(1)).as("instance state kept").isEqualTo(12);
@@ -126,7 +126,31 @@ class ClassCopiesTest
     {
         final ClassCopies general = new ClassCopies(false);
         assertThat(general.copyOf(Adder.class)).isEqualTo(Adder.class);
-        assertThat(general.instantiate(LongUnaryOperator.class, Adder.class, 5L).applyAsLong(1)).isEqualTo(6);
+        assertThat(general.copyFor(Adder.class, "any", 1L)).isEqualTo(Adder.class);
+        assertThat(ClassCopies.construct(LongUnaryOperator.class, general.copyFor(Adder.class), 5L).applyAsLong(1))
+            .isEqualTo(6);
+    }
+
+    @Test
+    void placesOfOneShapeShareACopyAndPlacesOfAnotherGetTheirOwn()
+    {
+        final ClassCopies copies = new ClassCopies(true);
+        final LongUnaryOperator collaborator = x -> x;
+        final Class<?> first = copies.copyFor(Adder.class, collaborator, "a", new Object[] {1L, "b"}, null);
+        final Class<?> again = new ClassCopies(true).copyFor(Adder.class, collaborator, "other instance, same class",
+            new Object[] {2L, "c"}, null);
+        assertThat(again).as("same classes, in another deployment").isSameAs(first);
+        assertThat(first).isNotEqualTo(Adder.class);
+
+        assertThat(copies.copyFor(Adder.class, collaborator, 1L, new Object[] {1L, "b"}, null))
+            .as("a collaborator of another class").isNotSameAs(first);
+        assertThat(copies.copyFor(Adder.class, collaborator, "a", new Object[] {1L, 2L}, null))
+            .as("an array element of another class").isNotSameAs(first);
+        assertThat(copies.copyFor(Adder.class, collaborator, "a", new Object[] {1L, "b"}))
+            .as("fewer collaborators").isNotSameAs(first);
+        assertThat(copies.copyFor(Adder.class, collaborator, "a", new Object[] {1L, "b"}, String.class))
+            .as("a class given as itself").isNotSameAs(first)
+            .isSameAs(copies.copyFor(Adder.class, collaborator, "a", new Object[] {1L, "b"}, String.class));
     }
 
     @Test

@@ -1,0 +1,42 @@
+package io.ringflow.engine.runtime.deploy;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import javax.management.ObjectName;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The directive is accepted by this JVM (HotSpot parses every pattern, or refuses it whole) and is in place after the
+ * first deployment asked for it.
+ */
+class CompilerDirectivesTest
+{
+    @Test
+    void theDirectiveIsInPlaceWithEveryPattern() throws Exception
+    {
+        CompilerDirectives.installOnce();
+        assertThat(CompilerDirectives.installed()).as("installed (tests add no directive of their own)").isTrue();
+        final String printed = printDirectives();
+        for (final String root : CompilerDirectives.ROOTS)
+        {
+            assertThat(printed).contains(root);
+        }
+        for (final String forced : CompilerDirectives.FORCED)
+        {
+            assertThat(printed).contains("+" + forced);
+        }
+        // ours and the default; a second request adds nothing
+        assertThat(printed.split("Directive:", -1)).hasSize(3);
+        CompilerDirectives.installOnce();
+        assertThat(printDirectives()).isEqualTo(printed);
+    }
+
+    private static String printDirectives() throws Exception
+    {
+        return String.valueOf(ManagementFactory.getPlatformMBeanServer().invoke(
+            new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesPrint",
+            new Object[] {new String[0]}, new String[] {String[].class.getName()}));
+    }
+}
