@@ -125,6 +125,21 @@ public class PageViewThroughputBenchmark
     @Param({"1024"})
     public int hotKeys;
 
+    /**
+     * Whether the count is kept through {@code ValueState<Long>} (boxed value() and update(), as a job ported from
+     * Flink) instead of the unboxed {@code LongValueState} view of the same state.
+     */
+    @Param({"false"})
+    public boolean boxedState;
+
+    /** Slots per ring channel; 0 for the engine's default. */
+    @Param({"0"})
+    public int ringSize;
+
+    /** Whether chains run on private class copies (the specialised path) or the shared classes (the general path). */
+    @Param({"true"})
+    public boolean specializeChains;
+
     /** Page views per invocation; must equal JMH's operations per invocation. */
     @Param({"" + DEFAULT_RECORDS})
     public int records;
@@ -143,6 +158,7 @@ public class PageViewThroughputBenchmark
             .defaultParallelism(1)
             .chaining(chaining)
             .idleStrategy(idleStrategy)
+            .specializeChains(specializeChains)
             .checkpointingMode(checkpointingMode)
             .stateBackend(stateBackend.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys)).withHotKeysPerState(hotKeys)));
@@ -150,6 +166,10 @@ public class PageViewThroughputBenchmark
         {
             builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
                 .unaligned(unaligned).incremental(incremental).retained(3).build());
+        }
+        if (ringSize > 0)
+        {
+            builder.ringSize(ringSize);
         }
         config = builder.build();
         generator = PageViews.generator(keys);
@@ -172,7 +192,7 @@ public class PageViewThroughputBenchmark
         // with checkpoints, the source ends only after one completed: a short run cannot end before any did
         env.fromSource(checkpointIntervalMs > 0 ? new EndAfterCheckpointSource<>(views, 1) : views, "views")
             .keyBy(PageView::appId)
-            .process(CountPerApp::new).name("count")
+            .process(boxedState ? PageViews.BoxedCountPerApp::new : CountPerApp::new).name("count")
             .sinkTo(sink).name("sink");
         final int checkpoints = BenchSupport.runToCompletionCountingCheckpoints(env, "page-view-throughput");
         sink.verify(records);

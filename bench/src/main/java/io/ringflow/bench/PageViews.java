@@ -4,6 +4,7 @@ import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.RuntimeContext;
 import io.ringflow.engine.api.source.RecordGenerator;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 
@@ -58,9 +59,31 @@ public final class PageViews
     }
 
     /**
-     * Counts views per application in keyed state and emits the new count for every view.
+     * Counts views per application in keyed state (the unboxed {@code LongValueState} view) and emits the new count
+     * for every view.
      */
     public static final class CountPerApp extends KeyedProcessFunction<Long, PageView, AppCount>
+    {
+        private LongValueState count;
+
+        @Override
+        public void open(final RuntimeContext context)
+        {
+            count = context.getLongState(new ValueStateDescriptor<>("count", Long.class, 0L));
+        }
+
+        @Override
+        public void processElement(final PageView view, final Context<Long> ctx, final Collector<AppCount> out)
+        {
+            out.collect(new AppCount(view.appId(), count.add(1)));
+        }
+    }
+
+    /**
+     * {@link CountPerApp} written against {@code ValueState<Long>} (boxed value and update), as a job ported from
+     * Flink would be: the same state, for measuring what the boxing costs.
+     */
+    public static final class BoxedCountPerApp extends KeyedProcessFunction<Long, PageView, AppCount>
     {
         private ValueState<Long> count;
 
@@ -84,21 +107,19 @@ public final class PageViews
      */
     public static final class TimedCountPerApp extends KeyedProcessFunction<Long, PageView, TimedAppCount>
     {
-        private ValueState<Long> count;
+        private LongValueState count;
 
         @Override
         public void open(final RuntimeContext context)
         {
-            count = context.getState(new ValueStateDescriptor<>("count", Long.class, 0L));
+            count = context.getLongState(new ValueStateDescriptor<>("count", Long.class, 0L));
         }
 
         @Override
         public void processElement(
             final PageView view, final Context<Long> ctx, final Collector<TimedAppCount> out)
         {
-            final long next = count.value() + 1;
-            count.update(next);
-            out.collect(new TimedAppCount(view.appId(), next, view.timestamp()));
+            out.collect(new TimedAppCount(view.appId(), count.add(1), view.timestamp()));
         }
     }
 }
