@@ -231,7 +231,7 @@ public final class JobConfig
     {
         private int defaultParallelism = 1;
         private int maxParallelism = KeyGroups.DEFAULT_MAX_PARALLELISM;
-        private int ringSize = 1024;
+        private int ringSize = 4096;
         private int slotSize = 128;
         private int publishBatch;
         private int readBatch = 256;
@@ -266,7 +266,7 @@ public final class JobConfig
             return this;
         }
 
-        /** @param value slots per ring, a power of two (default 1024). @return this */
+        /** @param value slots per ring, a power of two (default 4096). @return this */
         public Builder ringSize(final int value)
         {
             ringSize = value;

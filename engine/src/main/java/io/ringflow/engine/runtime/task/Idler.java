@@ -18,6 +18,11 @@ public final class Idler
     private static final long BACKOFF_MAX_SPINS = 10;
     private static final long BACKOFF_MAX_YIELDS = 5;
     private static final long BACKOFF_MIN_PARK_NANOS = 1_000;
+    /**
+     * Yields of a producer facing a full ring before it parks: the consumer is behind, so it is working and will free
+     * slots within microseconds, while a park costs tens of microseconds of timer slack at the least.
+     */
+    private static final long BACK_PRESSURE_MAX_YIELDS = 100;
 
     private final IdleStrategy strategy;
     private final ParkingSignal signal;
@@ -56,13 +61,21 @@ public final class Idler
         }
     }
 
-    /**
-     * @param maxParkNanos longest single park.
-     * @return the strategy used while an output ring is full, whatever the configured kind.
-     */
+    /** @param maxParkNanos longest single park. @return BACKOFF's strategy for an idle task. */
     static IdleStrategy backoff(final long maxParkNanos)
     {
         return new BackoffIdleStrategy(BACKOFF_MAX_SPINS, BACKOFF_MAX_YIELDS, BACKOFF_MIN_PARK_NANOS, maxParkNanos);
+    }
+
+    /**
+     * @param maxParkNanos longest single park.
+     * @return the strategy used while an output ring is full, whatever the configured kind: spins, then yields for a
+     *     while, then parks.
+     */
+    static IdleStrategy backPressure(final long maxParkNanos)
+    {
+        return new BackoffIdleStrategy(BACKOFF_MAX_SPINS, BACK_PRESSURE_MAX_YIELDS, BACKOFF_MIN_PARK_NANOS,
+            maxParkNanos);
     }
 
     /**

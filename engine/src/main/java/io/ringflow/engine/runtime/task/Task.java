@@ -56,7 +56,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         this.chain = chain;
         this.writers = writers;
         this.idler = idler;
-        this.backPressureIdle = Idler.backoff(maxParkNanos);
+        this.backPressureIdle = Idler.backPressure(maxParkNanos);
         this.cpu = cpu;
         for (final ChannelWriter writer : writers)
         {
