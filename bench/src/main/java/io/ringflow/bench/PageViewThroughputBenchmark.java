@@ -136,6 +136,10 @@ public class PageViewThroughputBenchmark
     @Param({"0"})
     public int ringSize;
 
+    /** Bytes per ring slot, header included; 0 for the engine's default. */
+    @Param({"0"})
+    public int slotSize;
+
     /** Whether chains run on private class copies (the specialised path) or the shared classes (the general path). */
     @Param({"true"})
     public boolean specializeChains;
@@ -170,6 +174,10 @@ public class PageViewThroughputBenchmark
         if (ringSize > 0)
         {
             builder.ringSize(ringSize);
+        }
+        if (slotSize > 0)
+        {
+            builder.slotSize(slotSize);
         }
         config = builder.build();
         generator = PageViews.generator(keys);
