@@ -122,7 +122,12 @@ public final class CodecBuffer
             throw new IllegalStateException("a growable buffer owns its bytes and cannot be moved");
         }
         Objects.checkFromIndexSize(offset, length, buffer.capacity());
-        this.bytes = buffer;
+        if (buffer != bytes)
+        {
+            // a reference store costs a GC write barrier (with G1 a StoreLoad fence when it crosses regions): a
+            // window moved from slot to slot over the same ring's bytes, once per record, does not pay it
+            this.bytes = buffer;
+        }
         this.base = offset;
         this.capacity = length;
         this.overflowed = false;
