@@ -77,6 +77,16 @@ class BenchmarksSmokeTest
     }
 
     @Test
+    void recordCodecBenchmarksRun() throws Exception
+    {
+        final Collection<RunResult> results = run(RecordCodecBenchmark.class, "encodeDecode", false, "record-codec");
+
+        // codec {SPUN, GENERAL}
+        assertThat(results).hasSize(2);
+        assertProducedScores(results);
+    }
+
+    @Test
     void ringHopPingPongBenchmarkRuns() throws Exception
     {
         final Collection<RunResult> results = run(RingHopBenchmark.class, "disruptorPingPong", false, "ping-pong");

@@ -199,7 +199,7 @@ final class FixedLayoutRecordCodec
         return b == 1;
     }
 
-    private static MethodHandle writer(final Class<?> type) throws ReflectiveOperationException
+    static MethodHandle writer(final Class<?> type) throws ReflectiveOperationException
     {
         if (type == boolean.class)
         {
@@ -210,7 +210,7 @@ final class FixedLayoutRecordCodec
             MethodType.methodType(void.class, int.class, type));
     }
 
-    private static MethodHandle reader(final Class<?> type) throws ReflectiveOperationException
+    static MethodHandle reader(final Class<?> type) throws ReflectiveOperationException
     {
         if (type == boolean.class)
         {

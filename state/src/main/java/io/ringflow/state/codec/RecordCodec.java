@@ -35,7 +35,9 @@ import java.util.function.ToLongFunction;
  *
  * <p>Allocation: encoding allocates nothing and boxes nothing. Decoding allocates the record, one {@code Object[]}
  * per record (nested ones included) for the constructor arguments, the boxes of primitive components, and whatever
- * the component codecs return.
+ * the component codecs return. A record whose components are all primitives, or primitives and {@code String}s, is
+ * handed out by the registry as a spun codec of the same format ({@link #preferred()}) that allocates only the record
+ * and its strings.
  *
  * <p>Bounds: nothing is ever written at or past {@code buffer.capacity()}. A record that cannot fit even its
  * fixed-size part (primitives and presence bytes) is refused before anything is written (the fixed window is marked
@@ -77,7 +79,10 @@ public final class RecordCodec<T extends Record> implements Codec<T>
     private Component[] components;
     private MethodHandle constructor;
     private int minimumSize;
-    /** The spun codec when every component is a primitive with its built-in format, else null. */
+    /**
+     * The spun codec when every component is a primitive or a {@code String} in its built-in format
+     * ({@link FixedLayoutRecordCodec} for primitives only, {@link DelimitedLayoutRecordCodec} with strings), else null.
+     */
     private Codec<T> fixedLayout;
     private int generatedReaders;
 
@@ -209,7 +214,7 @@ public final class RecordCodec<T extends Record> implements Codec<T>
     }
 
     /**
-     * @return the codec to hand out: the spun fixed-layout codec when there is one (same bytes, no per-component
+     * @return the codec to hand out: the spun codec when there is one (same bytes, no per-component
      *     dispatch), else this one.
      */
     Codec<T> preferred()
@@ -220,9 +225,14 @@ public final class RecordCodec<T extends Record> implements Codec<T>
     private Codec<T> fixedLayout(
         final RecordComponent[] recordComponents, final Class<?>[] parameterTypes, final MethodHandles.Lookup lookup)
     {
+        boolean allPrimitive = true;
         for (int i = 0; i < parameterTypes.length; i++)
         {
-            if (!parameterTypes[i].isPrimitive() || FixedLayoutRecordCodec.width(parameterTypes[i]) == 0 ||
+            if (parameterTypes[i] == String.class && components[i].isBuiltInString())
+            {
+                allPrimitive = false;
+            }
+            else if (!parameterTypes[i].isPrimitive() || FixedLayoutRecordCodec.width(parameterTypes[i]) == 0 ||
                 !(components[i] instanceof PrimitiveComponent))
             {
                 return null;
@@ -241,7 +251,16 @@ public final class RecordCodec<T extends Record> implements Codec<T>
             }
             final MethodHandle canonical =
                 lookup.findConstructor(type, java.lang.invoke.MethodType.methodType(void.class, parameterTypes));
-            return FixedLayoutRecordCodec.create(type, parameterTypes, getters, canonical);
+            if (allPrimitive)
+            {
+                return FixedLayoutRecordCodec.create(type, parameterTypes, getters, canonical);
+            }
+            final String[] names = new String[parameterTypes.length];
+            for (int i = 0; i < names.length; i++)
+            {
+                names[i] = recordComponents[i].getName();
+            }
+            return DelimitedLayoutRecordCodec.create(type, parameterTypes, names, getters, canonical, minimumSize);
         }
         catch (final ReflectiveOperationException | RuntimeException | LinkageError unavailable)
         {
@@ -398,6 +417,12 @@ public final class RecordCodec<T extends Record> implements Codec<T>
         /**
          * @return the position after the bytes written.
          */
+        /** @return whether this is a {@code String} component in {@link StringCodec}'s format. */
+        boolean isBuiltInString()
+        {
+            return false;
+        }
+
         abstract int encode(Object record, CodecBuffer buffer, int position);
 
         /**
@@ -706,6 +731,12 @@ public final class RecordCodec<T extends Record> implements Codec<T>
             super(name, reader, nullable, 0);
             this.codec = (Codec<Object>)codec;
             this.framing = framing;
+        }
+
+        @Override
+        boolean isBuiltInString()
+        {
+            return (Object)codec == StringCodec.INSTANCE;
         }
 
         @Override
