@@ -9,7 +9,7 @@ import picocli.CommandLine;
 import java.util.concurrent.Callable;
 
 /**
- * The {@code ringflow} command line: runs the sample jobs. Run the shaded jar
+ * The {@code ringflow} command line: runs the sample jobs, lists and verifies checkpoints. Run the shaded jar
  * ({@code java -jar samples/target/ringflow-samples.jar page-view}); its manifest carries the JVM's Add-Opens and
  * Add-Exports, so no JVM flags are needed.
  */
@@ -19,10 +19,10 @@ import java.util.concurrent.Callable;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {PageViewCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {PageViewCommand.class, CheckpointsCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class},
     description = {
         "Runs Ringflow sample jobs in this JVM: operators on their own threads,",
-        "joined by Disruptor rings.",
+        "joined by Disruptor rings; lists and verifies checkpoints on disk.",
         ""
     },
     footerHeading = "%nExamples:%n",
@@ -32,6 +32,10 @@ import java.util.concurrent.Callable;
         "  java -jar samples/target/ringflow-samples.jar page-view \\",
         "      --events 0 --rate 1M --seconds 30 -p 2",
         "      1,000,000 views/s on two pipelines for 30 s, then verifies the totals",
+        "  java -jar samples/target/ringflow-samples.jar checkpoints /var/tmp/pv",
+        "      the checkpoints under /var/tmp/pv, verified, and the newest intact one",
+        "  java -jar samples/target/ringflow-samples.jar verify /var/tmp/pv/chk-42",
+        "      checks one checkpoint's metadata and every file it references",
         "  java -jar samples/target/ringflow-samples.jar help page-view",
         "      all options of page-view"
     },

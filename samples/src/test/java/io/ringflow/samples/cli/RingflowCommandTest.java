@@ -91,6 +91,52 @@ class RingflowCommandTest
         assertThat(out.toString()).contains("verified: totals equal generated events per app");
     }
 
+    @Test
+    void checkpointsAndVerifyReportARealJobsCheckpointsAndNameADamagedFile(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final CompletedCheckpoint newest = checkpointedRun(dir, 1000,
+            CheckpointConfig.every(Duration.ofDays(1)).incremental(true), 3);
+        final String newestFolder = "chk-" + newest.checkpointId();
+
+        assertThat(run("checkpoints", dir.toString())).as("stderr: %s", err).isZero();
+        assertThat(out.toString()).contains(newestFolder).contains("incremental (").contains("intact")
+            .doesNotContain("DAMAGED").contains("newest intact: " + dir.resolve(newestFolder).toAbsolutePath());
+        assertThat(run("verify", dir.resolve(newestFolder).toString())).as("stderr: %s", err).isZero();
+        assertThat(out.toString()).endsWith("intact" + System.lineSeparator());
+
+        final java.nio.file.Path chainFile;
+        try (java.util.stream.Stream<java.nio.file.Path> shared = java.nio.file.Files.list(dir.resolve("shared")))
+        {
+            chainFile = shared.filter(path -> path.getFileName().toString().contains(".keyed-chk")).findFirst()
+                .orElseThrow();
+        }
+        final byte[] bytes = java.nio.file.Files.readAllBytes(chainFile);
+        bytes[bytes.length - 1] ^= 0x10;
+        java.nio.file.Files.write(chainFile, bytes);
+        out.getBuffer().setLength(0);
+
+        assertThat(run("verify", dir.resolve(newestFolder).resolve("_metadata").toString())).isEqualTo(1);
+        assertThat(out.toString()).contains("problem: " + chainFile).contains("checksum mismatch")
+            .contains("DAMAGED");
+        out.getBuffer().setLength(0);
+        assertThat(run("checkpoints", dir.toString())).isIn(0, 1);
+        assertThat(out.toString()).contains("DAMAGED: " + chainFile);
+    }
+
+    @Test
+    void checkpointsAndVerifyRefuseWhatIsNotACheckpoint(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+    {
+        assertThat(run("verify", dir.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("not a checkpoint").contains("chk-<n>");
+        assertThat(run("verify", dir.resolve("chk-3").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("no such checkpoint");
+        assertThat(run("checkpoints", dir.resolve("absent").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("no such directory");
+        assertThat(run("checkpoints", dir.toString())).isEqualTo(1);
+        assertThat(out.toString()).contains("no checkpoints in");
+    }
+
     /**
      * The page-view job of the command, run unbounded on the Chronicle backend with checkpoints into {@code dir} taken
      * by hand once counts reach the sink (so how many complete never depends on how fast the machine is), then
@@ -171,7 +217,8 @@ class RingflowCommandTest
         final int exitCode = run(args == null ? new String[0] : args.trim().split(" +"));
 
         assertThat(exitCode).isEqualTo(2);
-        assertThat(err.toString()).contains(message).contains("Usage:");
+        // picocli prints the usage, or, when the mistake resembles a command or option, what was probably meant
+        assertThat(err.toString()).contains(message).containsAnyOf("Usage:", "Did you mean");
     }
 
     @Test
