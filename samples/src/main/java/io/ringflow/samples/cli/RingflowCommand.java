@@ -19,7 +19,8 @@ import java.util.concurrent.Callable;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {PageViewCommand.class, CheckpointsCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {PageViewCommand.class, CheckpointsCommand.class, VerifyCommand.class, InspectCommand.class,
+        CommandLine.HelpCommand.class},
     description = {
         "Runs Ringflow sample jobs in this JVM: operators on their own threads,",
         "joined by Disruptor rings; lists and verifies checkpoints on disk.",

@@ -125,6 +125,41 @@ class RingflowCommandTest
     }
 
     @Test
+    void inspectShowsTheSeedsConservationLawOnARealCheckpoint(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final CompletedCheckpoint checkpoint = checkpointedRun(dir, 300, CheckpointConfig.every(Duration.ofDays(1)), 1);
+        final long position = checkpoint.sourcePositions().get("page-views").get(0);
+
+        assertThat(run("inspect", dir.resolve("chk-" + checkpoint.checkpointId()).toString(), "--entries", "300"))
+            .as("stderr: %s", err).isZero();
+        final String shown = out.toString();
+        assertThat(shown).contains("operator count-per-app: parallelism 1, max parallelism 128")
+            .contains(String.format("subtask 0: source position %,d", position))
+            .contains("state 'count' VALUE, key java.lang.Long, value java.lang.Long: 300 entries, 300 keys");
+        // every view the source had emitted before the barrier is counted once in the keyed state (aligned, one input)
+        final java.util.regex.Matcher counts = java.util.regex.Pattern.compile("key group \\d+: \\d+ = (\\d+)")
+            .matcher(shown);
+        long sum = 0;
+        int entries = 0;
+        while (counts.find())
+        {
+            sum += Long.parseLong(counts.group(1));
+            entries++;
+        }
+        assertThat(entries).isEqualTo(300);
+        assertThat(sum).isEqualTo(position);
+
+        out.getBuffer().setLength(0);
+        assertThat(run("inspect", dir.resolve("chk-" + checkpoint.checkpointId()).toString(), "--operator", "x"))
+            .isEqualTo(2);
+        assertThat(err.toString()).contains("no operator with uid 'x'").contains("count-per-app, page-views");
+        java.nio.file.Files.delete(dir.resolve("chk-" + checkpoint.checkpointId()).resolve("_metadata"));
+        assertThat(run("inspect", dir.resolve("chk-" + checkpoint.checkpointId()).toString())).isEqualTo(1);
+        assertThat(out.toString()).contains("never committed").contains("cannot be inspected");
+    }
+
+    @Test
     void checkpointsAndVerifyRefuseWhatIsNotACheckpoint(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
     {
         assertThat(run("verify", dir.toString())).isEqualTo(2);
