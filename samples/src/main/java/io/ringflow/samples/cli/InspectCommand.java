@@ -1,5 +1,7 @@
 package io.ringflow.samples.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.ringflow.state.checkpoint.CheckpointCatalog;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.inspect.CheckpointInspector;
@@ -67,6 +69,9 @@ public final class InspectCommand implements Callable<Integer>
         description = "Decode the first N entries of each keyed state (key group order).")
     private int entries;
 
+    @Option(names = "--json", description = "Print JSON in the documented schema (docs/operations.md) instead of text.")
+    private boolean json;
+
     @Option(names = "--classpath", paramLabel = "PATH",
         description = "Jars or folders holding the job's own key and value types, separated by '${sys:path.separator}'," +
             " to decode them; built-in types need none.")
@@ -126,6 +131,19 @@ public final class InspectCommand implements Callable<Integer>
             err.println("ringflow inspect: " + ex.getMessage());
             return 1;
         }
+        if (json)
+        {
+            try
+            {
+                printJson(out, report, operators);
+            }
+            catch (final IOException ex)
+            {
+                err.println("ringflow inspect: cannot write JSON: " + ex);
+                return 1;
+            }
+            return 0;
+        }
         out.println("chk-" + report.checkpointId() + " (" + report.folder() + "): " +
             (report.savepoint() ? "savepoint" : "checkpoint") + ", triggered " +
             CheckpointsCommand.TIME.format(Instant.ofEpochMilli(report.metadata().triggerMillis())) + " UTC");
@@ -156,10 +174,127 @@ public final class InspectCommand implements Callable<Integer>
                     keyed.meta().userKeyType().isEmpty() ? "" : "user key " + keyed.meta().userKeyType() + ", ",
                     "value " + keyed.meta().valueType() + (keyed.meta().timeToLive() ? " (with time-to-live)" : ""),
                     keyed.entries(), keyed.keys(), keyed.bytes(), keyed.keyGroups());
-                for (final String sample : keyed.samples())
+                for (final CheckpointInspector.Entry sample : keyed.samples())
                 {
                     out.println("      " + sample);
                 }
+            }
+        }
+    }
+
+    /** Schema "ringflow-inspect/1", documented in docs/operations.md: fields are only ever added, never changed. */
+    private static void printJson(final PrintWriter out, final CheckpointCatalog.Report report,
+        final List<CheckpointInspector.OperatorView> operators) throws IOException
+    {
+        try (JsonGenerator json = new JsonFactory().createGenerator(new NonClosingWriter(out)).useDefaultPrettyPrinter())
+        {
+            json.writeStartObject();
+            json.writeStringField("schema", "ringflow-inspect/1");
+            json.writeObjectFieldStart("checkpoint");
+            json.writeNumberField("id", report.checkpointId());
+            json.writeStringField("folder", report.folder().toString());
+            json.writeStringField("kind", report.savepoint() ? "savepoint" : "checkpoint");
+            json.writeStringField("triggered", Instant.ofEpochMilli(report.metadata().triggerMillis()).toString());
+            json.writeNumberField("stateFiles", report.stateFiles());
+            json.writeNumberField("stateBytes", report.stateBytes());
+            json.writeEndObject();
+            json.writeArrayFieldStart("operators");
+            for (final CheckpointInspector.OperatorView view : operators)
+            {
+                json.writeStartObject();
+                json.writeStringField("uid", view.uid());
+                json.writeNumberField("parallelism", view.parallelism());
+                json.writeNumberField("maxParallelism", view.maxParallelism());
+                json.writeArrayFieldStart("sourcePositions");
+                for (final long position : view.sourcePositions())
+                {
+                    json.writeNumber(position);
+                }
+                json.writeEndArray();
+                json.writeArrayFieldStart("subtasks");
+                for (final CheckpointInspector.SubtaskView subtask : view.subtasks())
+                {
+                    writeSubtask(json, subtask);
+                }
+                json.writeEndArray();
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+        out.println();
+        out.flush();
+    }
+
+    private static void writeSubtask(final JsonGenerator json, final CheckpointInspector.SubtaskView subtask)
+        throws IOException
+    {
+        json.writeStartObject();
+        json.writeNumberField("index", subtask.index());
+        json.writeArrayFieldStart("keyedFiles");
+        for (final String file : subtask.keyedFiles())
+        {
+            json.writeString(file);
+        }
+        json.writeEndArray();
+        json.writeNumberField("operatorStateBytes", subtask.operatorBytes());
+        json.writeNumberField("channelStateBytes", subtask.channelBytes());
+        json.writeArrayFieldStart("keyedStates");
+        for (final CheckpointInspector.KeyedStateView keyed : subtask.keyed())
+        {
+            json.writeStartObject();
+            json.writeStringField("name", keyed.meta().name());
+            json.writeStringField("kind", keyed.meta().kind().name());
+            json.writeStringField("keyType", keyed.meta().keyType());
+            json.writeStringField("userKeyType", keyed.meta().userKeyType().isEmpty() ? null :
+                keyed.meta().userKeyType());
+            json.writeStringField("valueType", keyed.meta().valueType());
+            json.writeBooleanField("timeToLive", keyed.meta().timeToLive());
+            json.writeNumberField("entries", keyed.entries());
+            json.writeNumberField("keys", keyed.keys());
+            json.writeNumberField("bytes", keyed.bytes());
+            json.writeNumberField("keyGroups", keyed.keyGroups());
+            json.writeArrayFieldStart("entrySamples");
+            for (final CheckpointInspector.Entry entry : keyed.samples())
+            {
+                json.writeStartObject();
+                json.writeNumberField("keyGroup", entry.keyGroup());
+                json.writeStringField("key", entry.key());
+                json.writeStringField("userKey", entry.userKey());
+                json.writeStringField("value", entry.value());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+        json.writeEndArray();
+        json.writeEndObject();
+    }
+
+    /** The command's writer, which its caller owns: the generator may flush it but not close it. */
+    private static final class NonClosingWriter extends java.io.FilterWriter
+    {
+        NonClosingWriter(final PrintWriter out)
+        {
+            super(out);
+        }
+
+        @Override
+        public void close()
+        {
+            flush();
+        }
+
+        @Override
+        public void flush()
+        {
+            try
+            {
+                super.flush();
+            }
+            catch (final IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
             }
         }
     }

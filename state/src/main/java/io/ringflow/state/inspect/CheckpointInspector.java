@@ -46,6 +46,25 @@ public final class CheckpointInspector
     }
 
     /**
+     * One decoded entry of a keyed state. Each part is its decoded value as text, or, when it cannot be decoded, its
+     * size and the reason in angle brackets.
+     *
+     * @param keyGroup the entry's key group.
+     * @param key      the key.
+     * @param userKey  a MAP state's user key, or null for other kinds.
+     * @param value    the value (a LIST state's whole list).
+     */
+    public record Entry(int keyGroup, String key, String userKey, String value)
+    {
+        /** @return {@code key group G: key = value}, or {@code key / user key = value} for a MAP state. */
+        @Override
+        public String toString()
+        {
+            return "key group " + keyGroup + ": " + key + (userKey == null ? "" : " / " + userKey) + " = " + value;
+        }
+    }
+
+    /**
      * One keyed state of one subtask.
      *
      * @param meta      what the snapshot says of it: name, kind, types, codec versions, time-to-live.
@@ -56,7 +75,7 @@ public final class CheckpointInspector
      * @param samples   the first entries, decoded, in key group order; as many as asked for.
      */
     public record KeyedStateView(StateMeta meta, long entries, long keys, long bytes, int keyGroups,
-        List<String> samples)
+        List<Entry> samples)
     {
     }
 
@@ -177,7 +196,7 @@ public final class CheckpointInspector
         final long[] bytes = new long[n];
         final int[] groups = new int[n];
         final int[] lastGroup = new int[n];
-        final List<List<String>> sampled = new ArrayList<>(n);
+        final List<List<Entry>> sampled = new ArrayList<>(n);
         final CodecBuffer[] lastKey = new CodecBuffer[n];
         final int[][] lastKeyAt = new int[n][2];
         for (int s = 0; s < n; s++)
@@ -239,36 +258,32 @@ public final class CheckpointInspector
             this.classLoader = classLoader;
         }
 
-        String entry(final StateMeta meta, final int keyGroup, final CodecBuffer buffer, final int keyOffset,
+        Entry entry(final StateMeta meta, final int keyGroup, final CodecBuffer buffer, final int keyOffset,
             final int keyLength, final int subKeyOffset, final int subKeyLength, final int valueOffset,
             final int valueLength)
         {
-            final StringBuilder line = new StringBuilder("key group ").append(keyGroup).append(": ");
-            line.append(decode(meta.keyType(), meta.keyCodecVersion(), buffer, keyOffset, keyLength));
-            if (subKeyLength >= 0)
-            {
-                line.append(" / ").append(decode(meta.userKeyType(), meta.userKeyCodecVersion(), buffer,
-                    subKeyOffset, subKeyLength));
-            }
-            line.append(" = ");
+            final String key = decode(meta.keyType(), meta.keyCodecVersion(), buffer, keyOffset, keyLength);
+            final String userKey = subKeyLength < 0 ? null :
+                decode(meta.userKeyType(), meta.userKeyCodecVersion(), buffer, subKeyOffset, subKeyLength);
             if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
             {
-                return line.append("(removed)").toString();
+                return new Entry(keyGroup, key, userKey, "(removed)");
             }
             final int skip = meta.timeToLive() ? Long.BYTES : 0;
+            final String value;
             if (meta.kind() == StateKind.LIST)
             {
                 final Object elements = codec(meta.valueType(), meta.valueCodecVersion());
-                if (elements instanceof Codec<?>)
-                {
-                    return line.append(safely(new ListCodec<>((Codec<?>)elements), buffer, valueOffset + skip,
-                        valueLength - skip)).toString();
-                }
-                return line.append("<list of ").append(valueLength - skip).append(" bytes: ").append(elements)
-                    .append('>').toString();
+                value = elements instanceof Codec<?> ?
+                    safely(new ListCodec<>((Codec<?>)elements), buffer, valueOffset + skip, valueLength - skip) :
+                    "<list of " + (valueLength - skip) + " bytes: " + elements + ">";
             }
-            return line.append(decode(meta.valueType(), meta.valueCodecVersion(), buffer, valueOffset + skip,
-                valueLength - skip)).toString();
+            else
+            {
+                value = decode(meta.valueType(), meta.valueCodecVersion(), buffer, valueOffset + skip,
+                    valueLength - skip);
+            }
+            return new Entry(keyGroup, key, userKey, value);
         }
 
         private String decode(final String type, final int version, final CodecBuffer buffer, final int offset,

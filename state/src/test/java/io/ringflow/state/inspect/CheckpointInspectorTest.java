@@ -67,7 +67,9 @@ class CheckpointInspectorTest
         assertThat(states.get(0).entries()).isEqualTo(2);
         assertThat(states.get(0).keys()).isEqualTo(1);
         assertThat(states.get(0).keyGroups()).isEqualTo(1);
-        assertThat(states.get(0).samples()).containsExactly("key group 3: alice / 1 = 10", "key group 3: alice / 2 = 20");
+        assertThat(states.get(0).samples()).extracting(Object::toString)
+            .containsExactly("key group 3: alice / 1 = 10", "key group 3: alice / 2 = 20");
+        assertThat(states.get(0).samples().get(1)).isEqualTo(new CheckpointInspector.Entry(3, "alice", "2", "20"));
         assertThat(states.get(1).samples()).singleElement().asString()
             .contains("alice = <5 bytes: com.example.NotOnTheClassPath is not on the class path");
 
