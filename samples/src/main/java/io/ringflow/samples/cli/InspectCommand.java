@@ -179,6 +179,11 @@ public final class InspectCommand implements Callable<Integer>
                     out.println("      " + sample);
                 }
             }
+            for (final CheckpointInspector.ChannelView channel : subtask.channels())
+            {
+                out.printf("    in-flight on input channel %d (operator input %d): %,d records, %,d bytes%n",
+                    channel.channel(), channel.inputIndex(), channel.records(), channel.bytes());
+            }
         }
     }
 
@@ -239,6 +244,17 @@ public final class InspectCommand implements Callable<Integer>
         json.writeEndArray();
         json.writeNumberField("operatorStateBytes", subtask.operatorBytes());
         json.writeNumberField("channelStateBytes", subtask.channelBytes());
+        json.writeArrayFieldStart("channels");
+        for (final CheckpointInspector.ChannelView channel : subtask.channels())
+        {
+            json.writeStartObject();
+            json.writeNumberField("channel", channel.channel());
+            json.writeNumberField("inputIndex", channel.inputIndex());
+            json.writeNumberField("records", channel.records());
+            json.writeNumberField("bytes", channel.bytes());
+            json.writeEndObject();
+        }
+        json.writeEndArray();
         json.writeArrayFieldStart("keyedStates");
         for (final CheckpointInspector.KeyedStateView keyed : subtask.keyed())
         {

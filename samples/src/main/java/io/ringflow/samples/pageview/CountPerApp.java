@@ -19,7 +19,7 @@ public final class CountPerApp extends KeyedProcessFunction<Long, PageView, AppC
     @Override
     public void open(final RuntimeContext context)
     {
-        count = context.getLongState(new ValueStateDescriptor<>("count", Long.class, 0L));
+        count = context.getLongState(new ValueStateDescriptor<>(PageViewCount.COUNT_STATE, Long.class, 0L));
     }
 
     @Override

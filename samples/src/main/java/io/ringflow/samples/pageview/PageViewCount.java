@@ -41,6 +41,13 @@ import java.util.Objects;
  */
 public final class PageViewCount
 {
+    /** The uid of the source: its positions are the views emitted, per subtask. */
+    public static final String SOURCE_UID = "page-views";
+    /** The uid of the keyed count operator. */
+    public static final String COUNT_UID = "count-per-app";
+    /** The name of the count operator's per-app {@code ValueState<Long>}. */
+    public static final String COUNT_STATE = "count";
+
     /** The job name used by the samples. */
     public static final String JOB_NAME = "page-view-count";
 
@@ -199,9 +206,9 @@ public final class PageViewCount
         final StoppableSource<PageView> source = new StoppableSource<>(generated);
         final PageViewSink sink = new PageViewSink(apps);
 
-        env.fromSource(source, "page-views").uid("page-views").setParallelism(options.parallelism())
+        env.fromSource(source, SOURCE_UID).uid(SOURCE_UID).setParallelism(options.parallelism())
             .keyBy(PageView::appId)
-            .process(CountPerApp::new).name("count-per-app").uid("count-per-app")
+            .process(CountPerApp::new).name(COUNT_UID).uid(COUNT_UID)
             .setParallelism(options.parallelism())
             .sinkTo(sink).name("latency-and-totals").uid("latency-and-totals").setParallelism(options.parallelism());
         return new PageViewCount(options, source, sink);

@@ -197,6 +197,50 @@ class RingflowCommandTest
     }
 
     @Test
+    void conservationHoldsOnUnalignedCheckpointsWithTheirInFlightRecords(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        checkpointedRun(dir, 10, CheckpointConfig.every(Duration.ofDays(1)).unaligned(true), 4);
+        final java.util.List<io.ringflow.state.checkpoint.CheckpointCatalog.Report> reports =
+            io.ringflow.state.checkpoint.CheckpointCatalog.list(dir);
+        assertThat(reports).isNotEmpty();
+        for (final io.ringflow.state.checkpoint.CheckpointCatalog.Report report : reports)
+        {
+            out.getBuffer().setLength(0);
+            assertThat(run("verify", report.folder().toString(), "--conservation"))
+                .as("chk-%d: %s %s", report.checkpointId(), out, err).isZero();
+            assertThat(out.toString()).contains("conservation: ").contains(": holds");
+        }
+    }
+
+    @Test
+    void conservationFailsWhenCountsAndInFlightRecordsDoNotAddUpToTheSourcePositions(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
+        final io.ringflow.state.checkpoint.StateOutput output = storage.createStateOutput(1, "keyed-0");
+        final io.ringflow.state.snapshot.KeyedSnapshotWriter writer = new io.ringflow.state.snapshot.KeyedSnapshotWriter(
+            output, 128, new io.ringflow.state.keyed.KeyGroupRange(0, 127), java.util.List.of(
+                new io.ringflow.state.snapshot.StateMeta(PageViewCount.COUNT_STATE, io.ringflow.state.keyed.StateKind.VALUE,
+                    "java.lang.Long", 1, "java.lang.Long", 1)));
+        final io.ringflow.state.codec.CodecBuffer key = io.ringflow.state.codec.CodecBuffer.growable(8);
+        final io.ringflow.state.codec.CodecBuffer value = io.ringflow.state.codec.CodecBuffer.growable(8);
+        writer.startKeyGroup(5, 1);
+        io.ringflow.state.codec.LongCodec.INSTANCE.encode(7L, key, 0);
+        io.ringflow.state.codec.LongCodec.INSTANCE.encode(90L, value, 0);
+        writer.entry(0, key, 0, 8, null, 0, -1, value, 0, 8);
+        writer.finish();
+        final io.ringflow.state.checkpoint.StateHandle keyed = output.closeAndGetHandle();
+        storage.store(new io.ringflow.state.checkpoint.CheckpointMetadata(1, 1_700_000_000_000L, false,
+            java.util.Map.of(PageViewCount.SOURCE_UID, java.util.List.of(100L)),
+            java.util.Map.of(PageViewCount.COUNT_UID, new io.ringflow.state.checkpoint.OperatorState(1, 128,
+                java.util.List.of(new io.ringflow.state.checkpoint.SubtaskState(keyed, null, null))))), 5);
+
+        assertThat(run("verify", dir.resolve("chk-1").toString(), "--conservation")).isEqualTo(3);
+        assertThat(out.toString()).contains("100 views emitted by the sources = 90 counted + 0 in flight: BROKEN (-10)");
+    }
+
+    @Test
     void checkpointsAndVerifyRefuseWhatIsNotACheckpoint(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
     {
         assertThat(run("verify", dir.toString())).isEqualTo(2);

@@ -1,6 +1,7 @@
 package io.ringflow.state.inspect;
 
 import io.ringflow.state.checkpoint.CheckpointCatalog;
+import io.ringflow.state.checkpoint.ChannelStateFormat;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
@@ -80,6 +81,18 @@ public final class CheckpointInspector
     }
 
     /**
+     * One input channel in a subtask's channel state: what an unaligned checkpoint stored as in flight on it.
+     *
+     * @param channel    the channel's position in the file (the task's input channel order).
+     * @param inputIndex the operator input it feeds: 0, or 1 for a two-input operator's second input.
+     * @param records    in-flight records stored for it.
+     * @param bytes      their encoded bytes.
+     */
+    public record ChannelView(int channel, int inputIndex, long records, long bytes)
+    {
+    }
+
+    /**
      * One subtask of an operator with state.
      *
      * @param index          the subtask index.
@@ -88,9 +101,10 @@ public final class CheckpointInspector
      * @param operatorBytes  the size of its operator state file, 0 without.
      * @param channelBytes   the size of its channel state file (in-flight records of an unaligned checkpoint), 0
      *                       without.
+     * @param channels       its channel state per input channel; empty without.
      */
     public record SubtaskView(int index, List<String> keyedFiles, List<KeyedStateView> keyed, long operatorBytes,
-        long channelBytes)
+        long channelBytes, List<ChannelView> channels)
     {
     }
 
@@ -181,9 +195,37 @@ public final class CheckpointInspector
             final KeyedSnapshotReader merged = KeyedSnapshotChain.merge(chain, chain.get(0).range());
             keyed.addAll(keyedStates(merged, stateName, samples, decoders));
         }
+        final List<ChannelView> channels = new ArrayList<>();
+        if (state.channels() != null)
+        {
+            final Path file = fileOf(folder, state.channels());
+            final List<int[]> structure = new ArrayList<>();
+            final List<long[]> bytes = new ArrayList<>();
+            ChannelStateFormat.read(MetadataFormat.verifyState(Files.readAllBytes(file), state.channels(),
+                file.toString()), file.toString(), new ChannelStateFormat.Visitor()
+                {
+                    @Override
+                    public void channel(final int channel, final int inputIndex, final int records)
+                    {
+                        structure.add(new int[] {inputIndex, records});
+                        bytes.add(new long[1]);
+                    }
+
+                    @Override
+                    public void record(final int channel, final CodecBuffer buffer, final int offset,
+                        final int length)
+                    {
+                        bytes.get(channel)[0] += length;
+                    }
+                });
+            for (int c = 0; c < structure.size(); c++)
+            {
+                channels.add(new ChannelView(c, structure.get(c)[0], structure.get(c)[1], bytes.get(c)[0]));
+            }
+        }
         return new SubtaskView(index, files, keyed,
             state.operator() == null ? 0 : state.operator().length(),
-            state.channels() == null ? 0 : state.channels().length());
+            state.channels() == null ? 0 : state.channels().length(), List.copyOf(channels));
     }
 
     private static List<KeyedStateView> keyedStates(final KeyedSnapshotReader reader, final String stateName,

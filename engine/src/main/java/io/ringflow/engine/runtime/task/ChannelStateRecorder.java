@@ -1,5 +1,6 @@
 package io.ringflow.engine.runtime.task;
 
+import io.ringflow.state.checkpoint.ChannelStateFormat;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.codec.CodecBuffer;
 
@@ -9,21 +10,13 @@ import java.util.Arrays;
 /**
  * The channel state of one unaligned checkpoint at one task: per input channel, the encoded records that were in
  * flight across the checkpoint's cut (Chandy-Lamport's recorded channel messages), in channel order. Records are kept
- * exactly as they sat in the ring slots, so recording one is a copy of its bytes and restoring it is a decode.
- *
- * <pre>
- *   magic "RFCS" (int) | version (int) | channel count (int)
- *   per channel: input index (int: 0, or 1 for a two-input operator's second input) | record count (int)
- *                per record: length (int) | bytes
- * </pre>
- *
- * All integers big-endian (the records' own bytes are the codecs', little-endian). Thread contract: the task thread.
+ * exactly as they sat in the ring slots, so recording one is a copy of its bytes and restoring it is a decode. The
+ * file format is {@link ChannelStateFormat}'s. Thread contract: the task thread.
  */
 public final class ChannelStateRecorder
 {
-    static final int MAGIC = 0x52464353;
-    /** 2: each channel starts with the operator input it feeds (1 had none). */
-    static final int VERSION = 2;
+    static final int MAGIC = ChannelStateFormat.MAGIC;
+    static final int VERSION = ChannelStateFormat.VERSION;
 
     final long checkpointId;
     private final int[] inputIndexes;
@@ -144,64 +137,39 @@ public final class ChannelStateRecorder
     private static void walk(final byte[] data, final String file, final int[] inputIndexes,
         final RecordVisitor visitor)
     {
-        final ByteBuffer in = ByteBuffer.wrap(data);
-        final CodecBuffer records = visitor == null ? null : CodecBuffer.wrap(data);
-        if (data.length < 12 || in.getInt(0) != MAGIC)
+        ChannelStateFormat.read(data, file, new ChannelStateFormat.Visitor()
         {
-            throw new CorruptCheckpointException(file, "not a Ringflow channel state file");
-        }
-        final int version = in.getInt(4);
-        if (version != VERSION)
-        {
-            throw new CorruptCheckpointException(file, "channel state format version " + version +
-                ", this build reads " + VERSION);
-        }
-        final int stored = in.getInt(8);
-        if (stored != inputIndexes.length)
-        {
-            throw new IllegalStateException("channel state " + file + " holds " + stored + " input channels, the " +
-                "task now has " + inputIndexes.length + ": in-flight records of an unaligned checkpoint can only be " +
-                "restored with the same parallelism upstream and here");
-        }
-        int at = 12;
-        for (int c = 0; c < stored; c++)
-        {
-            final int input = readInt(in, at, file);
-            if (input != inputIndexes[c])
+            @Override
+            public void channels(final int stored)
             {
-                throw new IllegalStateException("channel state " + file + " has channel " + c + " feeding input " +
-                    input + ", the task now feeds input " + inputIndexes[c] + " from it: the job's inputs changed " +
-                    "since the unaligned checkpoint");
-            }
-            final int count = readInt(in, at + 4, file);
-            at += 8;
-            for (int r = 0; r < count; r++)
-            {
-                final int length = readInt(in, at, file);
-                if (length < 0 || at + 4L + length > data.length)
+                if (stored != inputIndexes.length)
                 {
-                    throw new CorruptCheckpointException(file, "record length " + length + " at offset " + at);
+                    throw new IllegalStateException("channel state " + file + " holds " + stored + " input " +
+                        "channels, the task now has " + inputIndexes.length + ": in-flight records of an unaligned " +
+                        "checkpoint can only be restored with the same parallelism upstream and here");
                 }
+            }
+
+            @Override
+            public void channel(final int channel, final int input, final int records)
+            {
+                if (input != inputIndexes[channel])
+                {
+                    throw new IllegalStateException("channel state " + file + " has channel " + channel +
+                        " feeding input " + input + ", the task now feeds input " + inputIndexes[channel] +
+                        " from it: the job's inputs changed since the unaligned checkpoint");
+                }
+            }
+
+            @Override
+            public void record(final int channel, final CodecBuffer bytes, final int offset, final int length)
+            {
                 if (visitor != null)
                 {
-                    visitor.record(c, records, at + 4, length);
+                    visitor.record(channel, bytes, offset, length);
                 }
-                at += 4 + length;
             }
-        }
-        if (at != data.length)
-        {
-            throw new CorruptCheckpointException(file, (data.length - at) + " unexpected bytes at the end");
-        }
-    }
-
-    private static int readInt(final ByteBuffer in, final int at, final String file)
-    {
-        if (at + 4 > in.capacity())
-        {
-            throw new CorruptCheckpointException(file, "ends early at offset " + at);
-        }
-        return in.getInt(at);
+        });
     }
 
     @Override
