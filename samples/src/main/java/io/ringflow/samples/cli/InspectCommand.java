@@ -6,6 +6,7 @@ import io.ringflow.state.checkpoint.CheckpointCatalog;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.inspect.CheckpointInspector;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -65,9 +66,18 @@ public final class InspectCommand implements Callable<Integer>
     @Option(names = "--state", paramLabel = "NAME", description = "Only keyed states of this name.")
     private String state;
 
-    @Option(names = "--entries", paramLabel = "N", defaultValue = "0",
-        description = "Decode the first N entries of each keyed state (key group order).")
+    @Option(names = "--entries", paramLabel = "N", defaultValue = "-1", showDefaultValue = Help.Visibility.NEVER,
+        description = "Decode the first N entries of each keyed state (key group order); default none, or every " +
+            "matching one with --key or --key-group.")
     private int entries;
+
+    @Option(names = "--key", paramLabel = "K",
+        description = "Only entries whose key reads K (as decoded: 42, alice); all of them unless --entries is given.")
+    private String key;
+
+    @Option(names = "--key-group", paramLabel = "G", defaultValue = "-1", showDefaultValue = Help.Visibility.NEVER,
+        description = "Only entries of key group G; all of them unless --entries is given.")
+    private int keyGroup;
 
     @Option(names = "--json", description = "Print JSON in the documented schema (docs/operations.md) instead of text.")
     private boolean json;
@@ -82,11 +92,19 @@ public final class InspectCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        if (entries < 0)
+        if (entries < -1)
         {
             err.println("ringflow inspect: --entries must be >= 0, was " + entries);
             return 2;
         }
+        if (keyGroup < -1)
+        {
+            err.println("ringflow inspect: --key-group must be >= 0, was " + keyGroup);
+            return 2;
+        }
+        final boolean selecting = key != null || keyGroup >= 0;
+        final CheckpointInspector.EntryFilter filter = new CheckpointInspector.EntryFilter(
+            entries >= 0 ? entries : selecting ? Integer.MAX_VALUE : 0, key, keyGroup);
         final CheckpointCatalog.Report report;
         try
         {
@@ -119,7 +137,7 @@ public final class InspectCommand implements Callable<Integer>
         final List<CheckpointInspector.OperatorView> operators;
         try
         {
-            operators = CheckpointInspector.inspect(report, operator, state, entries, classLoader());
+            operators = CheckpointInspector.inspect(report, operator, state, filter, classLoader());
         }
         catch (final IllegalArgumentException ex)
         {

@@ -152,6 +152,13 @@ class RingflowCommandTest
         assertThat(sum).isEqualTo(position);
 
         out.getBuffer().setLength(0);
+        assertThat(run("inspect", dir.resolve("chk-" + checkpoint.checkpointId()).toString(), "--key", "7"))
+            .isZero();
+        // view i is of app i mod 300: app 7 was seen once per full round, and once more if the cut fell past it
+        assertThat(out.toString()).containsPattern(": 7 = " + (position / 300 + (position % 300 > 7 ? 1 : 0)) + "\\R")
+            .doesNotContain(": 8 = ");
+
+        out.getBuffer().setLength(0);
         assertThat(run("inspect", dir.resolve("chk-" + checkpoint.checkpointId()).toString(), "--operator", "x"))
             .isEqualTo(2);
         assertThat(err.toString()).contains("no operator with uid 'x'").contains("count-per-app, page-views");

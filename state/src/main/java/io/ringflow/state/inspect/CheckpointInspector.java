@@ -66,6 +66,44 @@ public final class CheckpointInspector
     }
 
     /**
+     * Which entries of each keyed state to decode.
+     *
+     * @param limit    at most this many per state and subtask, in key group order; 0 for none.
+     * @param key      only entries whose decoded key reads exactly so, or null for any key.
+     * @param keyGroup only entries of this key group, or -1 for any.
+     */
+    public record EntryFilter(int limit, String key, int keyGroup)
+    {
+        /**
+         * @param limit    at most this many, &gt;= 0.
+         * @param key      the key as decoded, or null.
+         * @param keyGroup the key group, or -1.
+         */
+        public EntryFilter
+        {
+            if (limit < 0)
+            {
+                throw new IllegalArgumentException("limit must be >= 0, was " + limit);
+            }
+            if (keyGroup < -1)
+            {
+                throw new IllegalArgumentException("key group must be >= 0 (or -1 for any), was " + keyGroup);
+            }
+        }
+
+        /** @param limit how many. @return the first {@code limit} entries of any key. */
+        public static EntryFilter first(final int limit)
+        {
+            return new EntryFilter(limit, null, -1);
+        }
+
+        boolean admitsGroup(final int group)
+        {
+            return limit > 0 && (keyGroup < 0 || keyGroup == group);
+        }
+    }
+
+    /**
      * One keyed state of one subtask.
      *
      * @param meta      what the snapshot says of it: name, kind, types, codec versions, time-to-live.
@@ -139,6 +177,27 @@ public final class CheckpointInspector
     public static List<OperatorView> inspect(final CheckpointCatalog.Report report, final String operatorUid,
         final String stateName, final int samples, final ClassLoader classLoader) throws IOException
     {
+        return inspect(report, operatorUid, stateName, EntryFilter.first(samples), classLoader);
+    }
+
+    /**
+     * {@link #inspect(CheckpointCatalog.Report, String, String, int, ClassLoader)}, decoding the entries
+     * {@code entries} selects.
+     *
+     * @param report      its verification report; must be intact.
+     * @param operatorUid only this operator, or null for all.
+     * @param stateName   only keyed states of this name, or null for all.
+     * @param entries     which entries to decode.
+     * @param classLoader where user types named by the snapshot are looked up.
+     * @return its operators, ordered by uid.
+     * @throws IllegalArgumentException   when the report is not intact, or {@code operatorUid} names no operator.
+     * @throws IOException                when a file cannot be read.
+     * @throws CorruptCheckpointException when a file is damaged after all.
+     */
+    public static List<OperatorView> inspect(final CheckpointCatalog.Report report, final String operatorUid,
+        final String stateName, final EntryFilter entries, final ClassLoader classLoader) throws IOException
+    {
+        final EntryFilter samples = entries;
         if (!report.intact())
         {
             throw new IllegalArgumentException("chk-" + report.checkpointId() + " is damaged: " +
@@ -178,7 +237,7 @@ public final class CheckpointInspector
     }
 
     private static SubtaskView subtask(final Path folder, final int index, final SubtaskState state,
-        final String stateName, final int samples, final Decoders decoders) throws IOException
+        final String stateName, final EntryFilter samples, final Decoders decoders) throws IOException
     {
         final List<String> files = new ArrayList<>();
         final List<KeyedStateView> keyed = new ArrayList<>();
@@ -229,7 +288,7 @@ public final class CheckpointInspector
     }
 
     private static List<KeyedStateView> keyedStates(final KeyedSnapshotReader reader, final String stateName,
-        final int samples, final Decoders decoders)
+        final EntryFilter samples, final Decoders decoders)
     {
         final List<StateMeta> states = reader.states();
         final int n = states.size();
@@ -264,10 +323,14 @@ public final class CheckpointInspector
                 lastKeyAt[state][0] = keyOffset;
                 lastKeyAt[state][1] = keyLength;
             }
-            if (sampled.get(state).size() < samples)
+            if (sampled.get(state).size() < samples.limit() && samples.admitsGroup(keyGroup))
             {
-                sampled.get(state).add(decoders.entry(states.get(state), keyGroup, buffer, keyOffset, keyLength,
-                    subKeyOffset, subKeyLength, valueOffset, valueLength));
+                final Entry entry = decoders.entry(states.get(state), keyGroup, buffer, keyOffset, keyLength,
+                    subKeyOffset, subKeyLength, valueOffset, valueLength);
+                if (samples.key() == null || samples.key().equals(entry.key()))
+                {
+                    sampled.get(state).add(entry);
+                }
             }
         });
         final List<KeyedStateView> views = new ArrayList<>();

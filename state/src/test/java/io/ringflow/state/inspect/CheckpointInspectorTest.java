@@ -76,6 +76,20 @@ class CheckpointInspectorTest
         assertThat(CheckpointInspector.inspect(report, "profiles", "profile", 0, getClass().getClassLoader())
             .get(0).subtasks().get(0).keyed()).singleElement()
             .satisfies(view -> assertThat(view.samples()).isEmpty());
+        assertThat(CheckpointInspector.inspect(report, "profiles", "visits",
+            new CheckpointInspector.EntryFilter(10, "alice", 3), getClass().getClassLoader())
+            .get(0).subtasks().get(0).keyed().get(0).samples()).hasSize(2);
+        assertThat(CheckpointInspector.inspect(report, "profiles", "visits",
+            new CheckpointInspector.EntryFilter(1, "alice", -1), getClass().getClassLoader())
+            .get(0).subtasks().get(0).keyed().get(0).samples()).hasSize(1);
+        assertThat(CheckpointInspector.inspect(report, "profiles", "visits",
+            new CheckpointInspector.EntryFilter(10, "bob", -1), getClass().getClassLoader())
+            .get(0).subtasks().get(0).keyed().get(0).samples()).isEmpty();
+        assertThat(CheckpointInspector.inspect(report, "profiles", "visits",
+            new CheckpointInspector.EntryFilter(10, null, 4), getClass().getClassLoader())
+            .get(0).subtasks().get(0).keyed().get(0).samples()).isEmpty();
+        assertThatThrownBy(() -> new CheckpointInspector.EntryFilter(-1, null, -1))
+            .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CheckpointInspector.inspect(report, "nope", null, 0, getClass().getClassLoader()))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("profiles, src");
     }
