@@ -109,6 +109,7 @@ public final class JobRun implements JobHandle
     {
         final JobAttempt first = deployer.deploy(graph, initialRestore, nextCheckpointId, storage);
         launch(first);
+        JobRunMXBean.register(this);
     }
 
     /**

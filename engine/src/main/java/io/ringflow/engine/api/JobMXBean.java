@@ -1,0 +1,76 @@
+package io.ringflow.engine.api;
+
+/**
+ * A running job, as JMX shows it: every {@link JobHandle} registers one in the platform MBean server while its job
+ * runs, named {@code io.ringflow:type=Job,name=<job name>,id=<n>} (the id tells apart jobs of one name in one JVM),
+ * and unregisters it when the job has terminated. JConsole, VisualVM or any JMX client attached to the JVM sees it;
+ * Ringflow opens no port of its own (remote JMX is the JVM's own, off unless the application enables it).
+ *
+ * <p>Operations wait for their checkpoint, at most {@link #OPERATION_TIMEOUT_SECONDS} seconds, and fail with the
+ * reason a {@link CheckpointException} gives when it is refused or fails.
+ */
+public interface JobMXBean
+{
+    /** How long an operation waits for its checkpoint or savepoint. */
+    long OPERATION_TIMEOUT_SECONDS = 600;
+
+    /** @return the job's name. */
+    String getJobName();
+
+    /** @return RUNNING, RESTARTING, FINISHED, FAILED or CANCELED. */
+    String getStatus();
+
+    /** @return how many times the job was restarted after a failure. */
+    int getRestartCount();
+
+    /** @return the failure that ended the job or its last attempt, or an empty string. */
+    String getFailureCause();
+
+    /** @return checkpoints and savepoints completed by this run (the last 100 are kept in full). */
+    int getCompletedCheckpoints();
+
+    /** @return the id of the newest completed checkpoint or savepoint, or 0. */
+    long getLastCheckpointId();
+
+    /** @return its trigger-to-completion time, ms, or 0. */
+    double getLastCheckpointDurationMillis();
+
+    /** @return the keyed and operator state it wrote, bytes, or 0. */
+    long getLastCheckpointStateBytes();
+
+    /** @return the in-flight records it stored (unaligned checkpoints), bytes, or 0. */
+    long getLastCheckpointInFlightBytes();
+
+    /** @return its longest alignment at any task, ms, or 0. */
+    double getLastCheckpointMaxAlignmentMillis();
+
+    /** @return a one-line summary of it, or an empty string. */
+    String getLastCheckpointSummary();
+
+    /**
+     * Takes a checkpoint now, under the same rules as periodic ones.
+     *
+     * @return its summary, once completed.
+     * @throws Exception the reason it was refused or failed, or a timeout.
+     */
+    String triggerCheckpoint() throws Exception;
+
+    /**
+     * Takes a savepoint.
+     *
+     * @return its summary, once completed.
+     * @throws Exception the reason it was refused or failed, or a timeout.
+     */
+    String triggerSavepoint() throws Exception;
+
+    /**
+     * Takes a savepoint, then stops the job.
+     *
+     * @return the savepoint's summary, once completed.
+     * @throws Exception the reason it was refused or failed, or a timeout.
+     */
+    String stopWithSavepoint() throws Exception;
+
+    /** Cancels the job; returns at once. */
+    void cancel();
+}
