@@ -84,6 +84,13 @@ public interface JobHandle extends AutoCloseable
      */
     void cancel();
 
+    /**
+     * @return the job's statistics and operations as JMX shows them (the same object the platform MBean server holds
+     *     while the job runs), for code that reports them elsewhere, for example through Micrometer
+     *     ({@code io.ringflow.engine.metrics.JobMeterBinder}).
+     */
+    JobMXBean mxBean();
+
     /** @return how many times the job was restarted after a failure (see {@link RestartStrategy}). */
     default int restartCount()
     {

@@ -48,6 +48,15 @@ public interface JobMXBean
     String getLastCheckpointSummary();
 
     /**
+     * @return the fill of the fullest ring of the running attempt, 0 to 1 (published, not yet consumed slots over
+     *     the ring's size): near 1, that ring's consumer holds the job back. 0 while no attempt runs.
+     */
+    double getMaxRingFill();
+
+    /** @return per ring of the running attempt, {@code channel: backlog/size}; empty while no attempt runs. */
+    String[] getRingBacklogs();
+
+    /**
      * Takes a checkpoint now, under the same rules as periodic ones.
      *
      * @return its summary, once completed.

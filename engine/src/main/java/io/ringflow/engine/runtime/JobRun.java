@@ -52,6 +52,7 @@ public final class JobRun implements JobHandle
     /** Whether a cancelled run deletes its checkpoints (checkpointing configured without retainOnCancel). */
     private final boolean deleteCheckpointsOnCancel;
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
+    private final JobRunMXBean mxBean = new JobRunMXBean(this);
     private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
     private ScheduledExecutorService restartTimer;
     private volatile JobAttempt current;
@@ -109,7 +110,7 @@ public final class JobRun implements JobHandle
     {
         final JobAttempt first = deployer.deploy(graph, initialRestore, nextCheckpointId, storage);
         launch(first);
-        JobRunMXBean.register(this);
+        JobRunMXBean.register(this, mxBean);
     }
 
     /**
@@ -270,6 +271,12 @@ public final class JobRun implements JobHandle
     public JobAttempt currentAttempt()
     {
         return current;
+    }
+
+    @Override
+    public io.ringflow.engine.api.JobMXBean mxBean()
+    {
+        return mxBean;
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.CompletedCheckpoint;
-import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobMXBean;
 
 import javax.management.InstanceNotFoundException;
@@ -26,9 +25,9 @@ final class JobRunMXBean implements JobMXBean
     private static final System.Logger LOG = System.getLogger(JobRunMXBean.class.getName());
     private static final AtomicLong IDS = new AtomicLong();
 
-    private final JobHandle handle;
+    private final JobRun handle;
 
-    private JobRunMXBean(final JobHandle handle)
+    JobRunMXBean(final JobRun handle)
     {
         this.handle = handle;
     }
@@ -39,16 +38,17 @@ final class JobRunMXBean implements JobMXBean
      * fails for its MBean.
      *
      * @param handle the running job.
+     * @param bean   its MBean.
      * @return its name, or null when it could not be registered.
      */
-    static ObjectName register(final JobHandle handle)
+    static ObjectName register(final JobRun handle, final JobRunMXBean bean)
     {
         try
         {
             final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             final ObjectName name = new ObjectName("io.ringflow:type=Job,name=" + ObjectName.quote(handle.jobName()) +
                 ",id=" + IDS.incrementAndGet());
-            server.registerMBean(new JobRunMXBean(handle), name);
+            server.registerMBean(bean, name);
             handle.termination().whenComplete((status, ignored) -> unregister(server, name));
             return name;
         }
@@ -145,6 +145,22 @@ final class JobRunMXBean implements JobMXBean
     {
         final CompletedCheckpoint last = last();
         return last == null ? "" : last.summary();
+    }
+
+    @Override
+    public double getMaxRingFill()
+    {
+        final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
+        return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? 0 :
+            attempt.maxRingFill();
+    }
+
+    @Override
+    public String[] getRingBacklogs()
+    {
+        final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
+        return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? new String[0] :
+            attempt.ringBacklogs().toArray(new String[0]);
     }
 
     @Override

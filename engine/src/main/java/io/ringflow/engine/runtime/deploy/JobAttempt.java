@@ -413,6 +413,35 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
         return backlogs;
     }
 
+    /**
+     * @return the fill of the attempt's fullest ring, published and not yet consumed slots over its capacity, 0 to 1:
+     *     near 1 means its consumer is the bottleneck (back-pressure). A racy snapshot of two volatile reads per
+     *     channel; any thread.
+     */
+    public double maxRingFill()
+    {
+        double max = 0;
+        for (final RingChannel channel : channels)
+        {
+            max = Math.max(max, (double)channel.backlog() / channel.capacity());
+        }
+        return max;
+    }
+
+    /**
+     * @return per ring channel, {@code name: backlog/capacity}, in channel creation order; a racy snapshot for
+     *     operators of the application. Any thread.
+     */
+    public List<String> ringBacklogs()
+    {
+        final List<String> lines = new ArrayList<>(channels.size());
+        for (final RingChannel channel : channels)
+        {
+            lines.add(channel.name() + ": " + channel.backlog() + "/" + channel.capacity());
+        }
+        return lines;
+    }
+
     /** @return the number of ring channels of the physical plan. */
     public int channelCount()
     {
