@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
     sortOptions = false,
     usageHelpAutoWidth = true,
     subcommands = {PageViewCommand.class, CheckpointsCommand.class, VerifyCommand.class, InspectCommand.class,
+        JobsCommand.class, SavepointCommand.class, SavepointCommand.StopCommand.class,
         CommandLine.HelpCommand.class},
     description = {
         "Runs Ringflow sample jobs in this JVM: operators on their own threads,",

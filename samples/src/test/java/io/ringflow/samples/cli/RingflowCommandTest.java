@@ -248,6 +248,47 @@ class RingflowCommandTest
     }
 
     @Test
+    void jobsSavepointAndStopReachAJobInAnotherJvm(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+        throws Exception
+    {
+        final String javaCommand = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final Process other = new ProcessBuilder(javaCommand, "-cp", System.getProperty("java.class.path"),
+            RingflowCommand.class.getName(), "page-view", "--events", "0", "--seconds", "300", "--rate", "10k",
+            "--state-backend", "heap", "--checkpoint-interval", "600000", "--checkpoint-dir", dir.toString(),
+            "--quiet-totals")
+            .redirectErrorStream(true).redirectOutput(dir.resolve("job.log").toFile()).start();
+        final String pid = Long.toString(other.pid());
+        try
+        {
+            Awaitility.await().atMost(Duration.ofMinutes(2)).until(() ->
+            {
+                out.getBuffer().setLength(0);
+                return run("jobs") == 0 && out.toString().lines()
+                    .anyMatch(line -> line.startsWith(pid + " ") && line.contains("page-view-count") &&
+                        line.contains("RUNNING"));
+            });
+
+            out.getBuffer().setLength(0);
+            assertThat(run("savepoint", "page-view-count", "--pid", pid)).as("stderr: %s", err).isZero();
+            assertThat(out.toString()).startsWith("savepoint ");
+            out.getBuffer().setLength(0);
+            assertThat(run("stop", "page-view-count", "--pid", pid)).as("stderr: %s", err).isZero();
+            assertThat(out.toString()).startsWith("savepoint ");
+            assertThat(other.waitFor(2, TimeUnit.MINUTES)).as("the stopped job's JVM exits").isTrue();
+
+            final java.util.List<io.ringflow.state.checkpoint.CheckpointCatalog.Report> reports =
+                io.ringflow.state.checkpoint.CheckpointCatalog.list(dir);
+            assertThat(reports).hasSize(2).allMatch(report -> report.savepoint() && report.intact());
+            assertThat(run("savepoint", "page-view-count", "--pid", pid)).isEqualTo(2);
+            assertThat(err.toString()).contains("no running job named 'page-view-count' in JVM " + pid);
+        }
+        finally
+        {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
     void checkpointsAndVerifyRefuseWhatIsNotACheckpoint(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
     {
         assertThat(run("verify", dir.toString())).isEqualTo(2);
