@@ -26,8 +26,8 @@ public interface JobMXBean
     /** @return the failure that ended the job or its last attempt, or an empty string. */
     String getFailureCause();
 
-    /** @return checkpoints and savepoints completed by this run (the last 100 are kept in full). */
-    int getCompletedCheckpoints();
+    /** @return checkpoints and savepoints completed by this run, over all its attempts, retained or not. */
+    long getCompletedCheckpoints();
 
     /** @return the id of the newest completed checkpoint or savepoint, or 0. */
     long getLastCheckpointId();
@@ -55,6 +55,19 @@ public interface JobMXBean
 
     /** @return per ring of the running attempt, {@code channel: backlog/size}; empty while no attempt runs. */
     String[] getRingBacklogs();
+
+    /**
+     * @return per ring of the running attempt, {@code channel: published P, consumed C}: the slots (records, and the
+     *     few barriers and end-of-input markers) each side has moved since the attempt started; empty while no
+     *     attempt runs. Read from the rings' sequences, so counting costs the record path nothing.
+     */
+    String[] getRingTraffic();
+
+    /**
+     * @return the summaries of the completed checkpoints and savepoints this run still keeps, oldest first: those the
+     *     running attempt retains (see {@code CheckpointConfig.retained}) after up to 100 of its earlier attempts'.
+     */
+    String[] getCheckpointHistory();
 
     /**
      * Takes a checkpoint now, under the same rules as periodic ones.

@@ -136,6 +136,18 @@ public final class RingChannel
         return (int)(sequence & (ringSize - 1)) * slotSize;
     }
 
+    /** @return slots published so far (records and control slots); a racy snapshot from any thread. */
+    public long publishedSlots()
+    {
+        return published.get() + 1;
+    }
+
+    /** @return slots released by the consumer so far; a racy snapshot from any thread. */
+    public long consumedSlots()
+    {
+        return consumed.get() + 1;
+    }
+
     /** @return slots published but not yet released by the consumer; a racy snapshot from any thread. */
     public long backlog()
     {

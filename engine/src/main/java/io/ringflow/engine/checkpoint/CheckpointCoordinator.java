@@ -78,6 +78,8 @@ public final class CheckpointCoordinator implements CheckpointGateway
     private final Object commitLock = new Object();
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
+    /** Checkpoints and savepoints completed by this coordinator, retained or not; guarded by the lock. */
+    private long completions;
     /** Savepoint triggers waiting for their turn, in the order asked. Under {@link #lock}. */
     private final ArrayDeque<TriggerRequest> waitingSavepoints = new ArrayDeque<>();
     /** Checkpoint triggers waiting for their turn, in the order asked. Under {@link #lock}. */
@@ -276,6 +278,15 @@ public final class CheckpointCoordinator implements CheckpointGateway
         }
         requestBarriers(started);
         return request;
+    }
+
+    /** @return how many checkpoints and savepoints this coordinator completed, retained or not. Any thread. */
+    public long completions()
+    {
+        synchronized (lock)
+        {
+            return completions;
+        }
     }
 
     /** @return the retained completed checkpoints, oldest first. */
@@ -548,6 +559,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
                 discardLocked(older.id);
             }
             completed.addLast(done);
+            completions++;
             if (!p.savepoint)
             {
                 latestBase = metadata;

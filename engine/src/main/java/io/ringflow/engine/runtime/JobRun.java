@@ -53,6 +53,10 @@ public final class JobRun implements JobHandle
     private final boolean deleteCheckpointsOnCancel;
     private final CompletableFuture<JobStatus> termination = new CompletableFuture<>();
     private final JobRunMXBean mxBean = new JobRunMXBean(this);
+    /** Checkpoints completed by attempts that have ended; guarded by this object's lock. */
+    private long earlierCompletions;
+    /** Whether {@link #current} has ended and its completions are in {@link #earlierCompletions}; guarded by the lock. */
+    private boolean currentCounted;
     private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
     private ScheduledExecutorService restartTimer;
     private volatile JobAttempt current;
@@ -129,12 +133,15 @@ public final class JobRun implements JobHandle
         finally
         {
             current = attempt;
+            currentCounted = false;
             status = JobStatus.RUNNING;
         }
     }
 
     private synchronized void attemptEnded(final JobAttempt attempt, final JobStatus attemptStatus)
     {
+        earlierCompletions += attempt.checkpointsCompleted();
+        currentCounted = true;
         for (final CompletedCheckpoint checkpoint : attempt.completedCheckpoints())
         {
             earlierCheckpoints.addLast(checkpoint);
@@ -271,6 +278,12 @@ public final class JobRun implements JobHandle
     public JobAttempt currentAttempt()
     {
         return current;
+    }
+
+    /** @return checkpoints and savepoints completed by every attempt of this run, retained or not. Any thread. */
+    public synchronized long checkpointsCompleted()
+    {
+        return earlierCompletions + (currentCounted || current == null ? 0 : current.checkpointsCompleted());
     }
 
     @Override

@@ -100,9 +100,9 @@ final class JobRunMXBean implements JobMXBean
     }
 
     @Override
-    public int getCompletedCheckpoints()
+    public long getCompletedCheckpoints()
     {
-        return handle.completedCheckpoints().size();
+        return handle.checkpointsCompleted();
     }
 
     @Override
@@ -161,6 +161,20 @@ final class JobRunMXBean implements JobMXBean
         final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
         return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? new String[0] :
             attempt.ringBacklogs().toArray(new String[0]);
+    }
+
+    @Override
+    public String[] getRingTraffic()
+    {
+        final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
+        return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? new String[0] :
+            attempt.ringTraffic().toArray(new String[0]);
+    }
+
+    @Override
+    public String[] getCheckpointHistory()
+    {
+        return handle.completedCheckpoints().stream().map(CompletedCheckpoint::summary).toArray(String[]::new);
     }
 
     @Override

@@ -62,7 +62,18 @@ class JobMXBeanTest
             assertThat(bean.getLastCheckpointStateBytes()).isPositive();
             assertThat(bean.getLastCheckpointDurationMillis()).isPositive();
 
+            assertThat(bean.getRingTraffic()).isNotEmpty().allSatisfy(line ->
+                assertThat(line).matches(".+: published \\d+, consumed \\d+"));
+            // every record the sink counted crossed a ring: at least 1,000 slots were consumed in all
+            assertThat(java.util.Arrays.stream(bean.getRingTraffic())
+                .mapToLong(line -> Long.parseLong(line.replaceAll(".*consumed ", ""))).sum())
+                .isGreaterThanOrEqualTo(1_000);
+
             assertThat(bean.triggerSavepoint()).startsWith("savepoint " + (first + 1));
+            assertThat(bean.getCompletedCheckpoints()).isEqualTo(2);
+            final String[] history = bean.getCheckpointHistory();
+            assertThat(history).isNotEmpty();
+            assertThat(history[history.length - 1]).startsWith("savepoint " + (first + 1));
             assertThat(bean.getLastCheckpointId()).isEqualTo(first + 1);
 
             assertThat(bean.stopWithSavepoint()).startsWith("savepoint ");

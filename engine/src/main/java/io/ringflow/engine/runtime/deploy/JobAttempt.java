@@ -320,6 +320,12 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
         return coordinator.completedCheckpoints();
     }
 
+    /** @return how many checkpoints and savepoints this attempt completed, retained or not. Any thread. */
+    public long checkpointsCompleted()
+    {
+        return coordinator.completions();
+    }
+
     /** @return the id the next checkpoint of this attempt would get. */
     public long nextCheckpointId()
     {
@@ -438,6 +444,21 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
         for (final RingChannel channel : channels)
         {
             lines.add(channel.name() + ": " + channel.backlog() + "/" + channel.capacity());
+        }
+        return lines;
+    }
+
+    /**
+     * @return per ring channel, {@code name: published P, consumed C} slots (records and the few control slots:
+     *     barriers, end of input) since the attempt started, in channel creation order; a racy snapshot. Any thread.
+     */
+    public List<String> ringTraffic()
+    {
+        final List<String> lines = new ArrayList<>(channels.size());
+        for (final RingChannel channel : channels)
+        {
+            lines.add(channel.name() + ": published " + channel.publishedSlots() + ", consumed " +
+                channel.consumedSlots());
         }
         return lines;
     }
