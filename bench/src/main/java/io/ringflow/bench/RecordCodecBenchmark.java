@@ -56,7 +56,8 @@ public class RecordCodecBenchmark
     @Setup
     public void setUp()
     {
-        clicks = "SPUN".equals(codec) ? CodecRegistry.withBuiltIns().codecFor(Click.class) : RecordCodec.of(Click.class);
+        clicks = "SPUN".equals(codec) ? CodecRegistry.withBuiltIns().codecFor(Click.class) :
+            RecordCodec.of(Click.class);
         if ("SPUN".equals(codec) == clicks instanceof RecordCodec)
         {
             throw new IllegalStateException("expected the " + codec + " codec, got " + clicks);

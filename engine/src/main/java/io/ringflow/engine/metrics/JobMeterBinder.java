@@ -20,11 +20,11 @@ import io.ringflow.engine.api.JobStatus;
  *   <tr><th>name</th><th>type</th><th>meaning</th></tr>
  *   <tr><td>{@code ringflow.job.running}</td><td>gauge</td><td>1 while the job runs, else 0</td></tr>
  *   <tr><td>{@code ringflow.job.restarts}</td><td>function counter</td><td>restarts after failures</td></tr>
- *   <tr><td>{@code ringflow.checkpoints.completed}</td><td>function counter</td><td>checkpoints and savepoints</td></tr>
+ *   <tr><td>{@code ringflow.checkpoints.completed}</td><td>function counter</td><td>checkpoints, savepoints</td></tr>
  *   <tr><td>{@code ringflow.checkpoint.last.id}</td><td>gauge</td><td>the newest completed one's id</td></tr>
- *   <tr><td>{@code ringflow.checkpoint.last.duration}</td><td>gauge, ms</td><td>its trigger-to-completion time</td></tr>
+ *   <tr><td>{@code ringflow.checkpoint.last.duration}</td><td>gauge, ms</td><td>trigger to completion</td></tr>
  *   <tr><td>{@code ringflow.checkpoint.last.state}</td><td>gauge, bytes</td><td>state it wrote</td></tr>
- *   <tr><td>{@code ringflow.checkpoint.last.inflight}</td><td>gauge, bytes</td><td>in-flight records it stored</td></tr>
+ *   <tr><td>{@code ringflow.checkpoint.last.inflight}</td><td>gauge, bytes</td><td>in-flight records stored</td></tr>
  *   <tr><td>{@code ringflow.checkpoint.last.alignment}</td><td>gauge, ms</td><td>its longest alignment</td></tr>
  *   <tr><td>{@code ringflow.ring.fill.max}</td><td>gauge, 0..1</td><td>the fullest ring: back-pressure</td></tr>
  * </table>

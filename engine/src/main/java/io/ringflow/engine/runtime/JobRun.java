@@ -55,7 +55,7 @@ public final class JobRun implements JobHandle
     private final JobRunMXBean mxBean = new JobRunMXBean(this);
     /** Checkpoints completed by attempts that have ended; guarded by this object's lock. */
     private long earlierCompletions;
-    /** Whether {@link #current} has ended and its completions are in {@link #earlierCompletions}; guarded by the lock. */
+    /** Whether {@link #current} ended and its completions are in {@link #earlierCompletions}; guarded by the lock. */
     private boolean currentCounted;
     private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
     private ScheduledExecutorService restartTimer;

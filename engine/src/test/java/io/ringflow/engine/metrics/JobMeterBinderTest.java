@@ -24,7 +24,8 @@ class JobMeterBinderTest
     void aRegistrySeesTheJobAndItsCheckpoints() throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder().chaining(false).build());
-        final DataStream<Long> numbers = env.fromSource(GeneratorSource.unbounded(Long.class, (index, due) -> index).withRate(10_000), "numbers");
+        final DataStream<Long> numbers = env.fromSource(
+            GeneratorSource.unbounded(Long.class, (index, due) -> index).withRate(10_000), "numbers");
         numbers.sinkTo(new DiscardSink<>()).name("discard");
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (JobHandle handle = env.execute("metered"))

@@ -51,7 +51,8 @@ class JobMXBeanTest
             assertThat(bean.getCompletedCheckpoints()).isZero();
             assertThat(bean.getLastCheckpointSummary()).isEmpty();
             assertThat(bean.getMaxRingFill()).isBetween(0.0, 1.0);
-            assertThat(bean.getRingBacklogs()).isNotEmpty().allSatisfy(line -> assertThat(line).matches(".+: \\d+/\\d+"));
+            assertThat(bean.getRingBacklogs()).isNotEmpty()
+                .allSatisfy(line -> assertThat(line).matches(".+: \\d+/\\d+"));
 
             job.source.openUpTo(1_000);
             Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> job.sinkTotal() == 1_000);

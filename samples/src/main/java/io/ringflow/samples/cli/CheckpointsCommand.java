@@ -46,7 +46,8 @@ import java.util.concurrent.Callable;
     })
 public final class CheckpointsCommand implements Callable<Integer>
 {
-    static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+    static final DateTimeFormatter TIME =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
     @Spec
     private CommandSpec spec;

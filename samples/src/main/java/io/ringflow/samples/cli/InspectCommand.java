@@ -66,7 +66,8 @@ public final class InspectCommand implements Callable<Integer>
     @Option(names = "--state", paramLabel = "NAME", description = "Only keyed states of this name.")
     private String state;
 
-    @Option(names = "--entries", paramLabel = "N", defaultValue = "-1", showDefaultValue = Help.Visibility.NEVER,
+    @Option(names = {"--entries", "--limit"}, paramLabel = "N", defaultValue = "-1",
+        showDefaultValue = Help.Visibility.NEVER,
         description = "Decode the first N entries of each keyed state (key group order); default none, or every " +
             "matching one with --key or --key-group.")
     private int entries;
@@ -83,7 +84,8 @@ public final class InspectCommand implements Callable<Integer>
     private boolean json;
 
     @Option(names = "--classpath", paramLabel = "PATH",
-        description = "Jars or folders holding the job's own key and value types, separated by '${sys:path.separator}'," +
+        description = "Jars or folders holding the job's own key and value types, separated by " +
+            "'${sys:path.separator}'," +
             " to decode them; built-in types need none.")
     private String classpath;
 
@@ -209,7 +211,8 @@ public final class InspectCommand implements Callable<Integer>
     private static void printJson(final PrintWriter out, final CheckpointCatalog.Report report,
         final List<CheckpointInspector.OperatorView> operators) throws IOException
     {
-        try (JsonGenerator json = new JsonFactory().createGenerator(new NonClosingWriter(out)).useDefaultPrettyPrinter())
+        try (JsonGenerator json =
+            new JsonFactory().createGenerator(new NonClosingWriter(out)).useDefaultPrettyPrinter())
         {
             json.writeStartObject();
             json.writeStringField("schema", "ringflow-inspect/1");

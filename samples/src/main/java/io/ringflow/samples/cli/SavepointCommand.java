@@ -41,7 +41,8 @@ public class SavepointCommand implements Callable<Integer>
     @Parameters(paramLabel = "JOB", description = "The job's name, as 'ringflow jobs' shows it.")
     private String jobName;
 
-    @Option(names = "--pid", paramLabel = "PID", defaultValue = "0", showDefaultValue = picocli.CommandLine.Help.Visibility.NEVER,
+    @Option(names = "--pid", paramLabel = "PID", defaultValue = "0",
+        showDefaultValue = picocli.CommandLine.Help.Visibility.NEVER,
         description = "Only the job in this JVM, when several JVMs run a job of that name.")
     private long pid;
 

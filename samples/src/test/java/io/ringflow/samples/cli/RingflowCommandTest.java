@@ -289,6 +289,53 @@ class RingflowCommandTest
     }
 
     @Test
+    void everyCommandRefusesACheckpointWithAnyOfItsFilesDamaged(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final CompletedCheckpoint checkpoint = checkpointedRun(dir, 20,
+            CheckpointConfig.every(Duration.ofDays(1)).unaligned(true).incremental(true), 2);
+        final java.nio.file.Path folder = dir.resolve("chk-" + checkpoint.checkpointId());
+        final io.ringflow.state.checkpoint.CheckpointCatalog.Report intact =
+            io.ringflow.state.checkpoint.CheckpointCatalog.verify(folder);
+        assertThat(intact.intact()).isTrue();
+        final java.util.List<java.nio.file.Path> files = new java.util.ArrayList<>();
+        files.add(folder.resolve("_metadata"));
+        for (final io.ringflow.state.checkpoint.StateHandle handle : intact.metadata().stateHandles())
+        {
+            files.add(handle.shared() ? dir.resolve("shared").resolve(handle.name()) : folder.resolve(handle.name()));
+        }
+        final java.util.Random random = new java.util.Random(13);
+        for (final java.nio.file.Path file : files)
+        {
+            final byte[] original = java.nio.file.Files.readAllBytes(file);
+            final byte[] damaged = original.clone();
+            damaged[random.nextInt(damaged.length)] ^= (byte)(1 + random.nextInt(255));
+            java.nio.file.Files.write(file, damaged);
+            try
+            {
+                for (final String[] command : java.util.List.of(new String[] {"verify", folder.toString()},
+                    new String[] {"inspect", folder.toString(), "--entries", "5"},
+                    new String[] {"inspect", folder.toString(), "--json"},
+                    new String[] {"verify", folder.toString(), "--conservation"}))
+                {
+                    out.getBuffer().setLength(0);
+                    assertThat(run(command)).as("%s with %s damaged", command[0], file).isEqualTo(1);
+                    assertThat(out.toString()).as("%s with %s damaged", command[0], file)
+                        .contains("DAMAGED").doesNotContain("conservation:").doesNotContain("\"schema\"");
+                }
+                out.getBuffer().setLength(0);
+                run("checkpoints", dir.toString());
+                assertThat(out.toString()).contains("chk-" + checkpoint.checkpointId()).contains("DAMAGED");
+            }
+            finally
+            {
+                java.nio.file.Files.write(file, original);
+            }
+        }
+        assertThat(run("verify", folder.toString())).isZero();
+    }
+
+    @Test
     void checkpointsAndVerifyRefuseWhatIsNotACheckpoint(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
     {
         assertThat(run("verify", dir.toString())).isEqualTo(2);

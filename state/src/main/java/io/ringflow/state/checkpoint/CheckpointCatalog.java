@@ -151,8 +151,8 @@ public final class CheckpointCatalog
         }
         if (!Files.isDirectory(folder) || idOf(folder) <= 0)
         {
-            throw new IllegalArgumentException("not a checkpoint: " + checkpoint + " (expected a chk-<n> folder or its " +
-                DirectoryCheckpointStorage.METADATA + " file)");
+            throw new IllegalArgumentException("not a checkpoint: " + checkpoint +
+                " (expected a chk-<n> folder or its " + DirectoryCheckpointStorage.METADATA + " file)");
         }
         return verifyFolder(folder);
     }
