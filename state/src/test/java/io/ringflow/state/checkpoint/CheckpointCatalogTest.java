@@ -100,6 +100,19 @@ class CheckpointCatalogTest
     }
 
     @Test
+    void metadataOfANewerFormatIsReportedWithTheVersionsThisBuildReads() throws IOException
+    {
+        final Path metadata = dir.resolve("chk-1").resolve("_metadata");
+        final byte[] bytes = Files.readAllBytes(metadata);
+        java.nio.ByteBuffer.wrap(bytes).putInt(4, MetadataFormat.VERSION + 1);
+        Files.write(metadata, bytes);
+
+        assertThat(CheckpointCatalog.verify(dir.resolve("chk-1")).problems()).singleElement().asString()
+            .contains("format version " + (MetadataFormat.VERSION + 1))
+            .contains("this build reads " + MetadataFormat.OLDEST_READABLE_VERSION + " to " + MetadataFormat.VERSION);
+    }
+
+    @Test
     void aFolderRenamedByHandIsNotTakenForTheCheckpointItHolds() throws IOException
     {
         Files.move(dir.resolve("chk-1"), dir.resolve("chk-9"));
