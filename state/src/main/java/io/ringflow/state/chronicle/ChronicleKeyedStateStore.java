@@ -1017,7 +1017,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * Chronicle Map refuses an entry larger than one segment tier; a map of the configured size is built once, in
      * memory, to learn that bound, so a {@code maxEntrySize} it cannot honour fails here rather than on a write.
      */
-    private static void checkEntryCapacity(final ChronicleStateConfig config)
+    static void checkEntryCapacity(final ChronicleStateConfig config)
     {
         final long capacity;
         try (ChronicleMap<EncodedBytes, EncodedBytes> probe = builder(config, "sizing probe").create())

@@ -24,10 +24,24 @@ public final class ChronicleStateBackend implements StateBackend
         this(ChronicleStateConfig.defaults());
     }
 
-    /** @param config the sizing and location of the maps. */
+    /**
+     * Checks the sizing here, when the job is configured, rather than when its first store is created: a
+     * {@code maxEntrySize} that maps of {@code expectedEntriesPerState} entries cannot hold is refused now, naming
+     * both and the largest entry they take. The check builds one in-memory Chronicle Map of the configured sizing
+     * (not for the default sizing, which is known to fit); in a JVM without Chronicle's flags it is left to store
+     * creation, which names the flags.
+     *
+     * @param config the sizing and location of the maps.
+     * @throws IllegalArgumentException when Chronicle Map cannot be sized by it.
+     */
     public ChronicleStateBackend(final ChronicleStateConfig config)
     {
         this.config = Objects.requireNonNull(config, "config");
+        if (!config.sizedAsDefaults() &&
+            ChronicleJvmAccess.missing(net.openhft.chronicle.map.ChronicleMap.class.getModule()).isEmpty())
+        {
+            ChronicleKeyedStateStore.checkEntryCapacity(config);
+        }
     }
 
     /** @return the sizing and location of the maps. */

@@ -101,6 +101,17 @@ public final class ChronicleStateConfig
         return DEFAULTS;
     }
 
+    /**
+     * @return whether the maps are sized as by {@link #defaults()} (entries, key, value and entry sizes, growth),
+     *     which Chronicle Map is known to accept; directory and hot keys do not change the sizing.
+     */
+    boolean sizedAsDefaults()
+    {
+        return expectedEntriesPerState == DEFAULTS.expectedEntriesPerState &&
+            averageKeySize == DEFAULTS.averageKeySize && averageValueSize == DEFAULTS.averageValueSize &&
+            maxEntrySize == DEFAULTS.maxEntrySize && maxGrowthFactor == DEFAULTS.maxGrowthFactor;
+    }
+
     /** @return the number of entries each state's map is sized for. */
     public long expectedEntriesPerState()
     {

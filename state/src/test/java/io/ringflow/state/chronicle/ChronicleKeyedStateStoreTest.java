@@ -174,6 +174,20 @@ class ChronicleKeyedStateStoreTest
     // ------------------------------------------------------------------------------------------------ limits
 
     @Test
+    void aSizingChronicleCannotHonourIsRefusedWhenTheBackendIsConfigured()
+    {
+        assertThatThrownBy(() -> new ChronicleStateBackend(
+            ChronicleStateConfig.defaults().withExpectedEntriesPerState(500)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("maxEntrySize 16384 is too large for maps sized for expectedEntriesPerState 500")
+            .hasMessageContaining("lower maxEntrySize or raise expectedEntriesPerState");
+        assertThat(new ChronicleStateBackend(
+            ChronicleStateConfig.defaults().withExpectedEntriesPerState(500).withMaxEntrySize(1024)).config()
+            .expectedEntriesPerState()).isEqualTo(500);
+        assertThat(new ChronicleStateBackend().config().sizedAsDefaults()).isTrue();
+    }
+
+    @Test
     void aFullMapRefusesTheWriteNamingTheStateAndLosesNothing()
     {
         // every write reaches the map: no hot-key front
