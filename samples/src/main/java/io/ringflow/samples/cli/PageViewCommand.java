@@ -109,6 +109,11 @@ public final class PageViewCommand implements Callable<Integer>
             "0 = no limit. The views generated until then are still counted and verified.")
     private long seconds;
 
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "0",
+        description = "Also report throughput and latency of the run after its first S seconds (the steady state, " +
+            "without JIT warm-up and start-up); 0 = whole run only.")
+    private long warmupSeconds;
+
     @Option(names = "--checkpoint-interval", paramLabel = "MS", defaultValue = "0",
         description = "Take a checkpoint every MS milliseconds (in memory unless --checkpoint-dir) and print a line " +
             "for the newest one each second; 0 = no checkpoints.")
@@ -307,6 +312,10 @@ public final class PageViewCommand implements Callable<Integer>
         {
             throw invalid("--seconds must be >= 0 (0 = no limit), was " + seconds);
         }
+        if (warmupSeconds < 0)
+        {
+            throw invalid("--warmup must be >= 0 (0 = whole run only), was " + warmupSeconds);
+        }
         return new PageViewCount.Options(events, (int)apps, rate, parallelism, idle);
     }
 
@@ -351,7 +360,11 @@ public final class PageViewCommand implements Callable<Integer>
 
         final Histogram interval = new Histogram(3);
         final Histogram overall = new Histogram(3);
+        final Histogram steady = new Histogram(3);
         final long start = System.nanoTime();
+        final long steadyFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
+        long steadyStartTotal = -1;
+        long steadyStartNanos = 0;
         long lastTick = start;
         long lastTotal = 0;
         long lastCheckpointShown = -1;
@@ -383,6 +396,16 @@ public final class PageViewCommand implements Callable<Integer>
             interval.reset();
             job.takeIntervalLatencies(interval);
             overall.add(interval);
+            if (warmupSeconds > 0 && lastTick >= steadyFrom)
+            {
+                // this interval began after the warm-up: it belongs to the steady state
+                steady.add(interval);
+            }
+            if (warmupSeconds > 0 && steadyStartTotal < 0 && now >= steadyFrom)
+            {
+                steadyStartTotal = total;
+                steadyStartNanos = now;
+            }
             out.printf(Locale.ROOT, "%8.1f s %,14d %,16d %s %s %s%n", (now - start) / 1e9,
                 Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)), total,
                 micros(interval, 50.0), micros(interval, 99.0), micros(interval, 99.9));
@@ -406,13 +429,23 @@ public final class PageViewCommand implements Callable<Integer>
                 job.requestStop();
             }
         }
-        final long elapsed = System.nanoTime() - start;
-        job.takeIntervalLatencies(overall);
+        final long end = System.nanoTime();
+        final long elapsed = end - start;
+        interval.reset();
+        job.takeIntervalLatencies(interval);
+        overall.add(interval);
+        if (warmupSeconds > 0 && lastTick >= steadyFrom)
+        {
+            steady.add(interval);
+        }
+        final Steady steadyPart = warmupSeconds == 0 ? null : new Steady(warmupSeconds, steady,
+            steadyStartTotal < 0 ? 0 : job.recordsReceived() - steadyStartTotal,
+            steadyStartTotal < 0 ? 0 : end - steadyStartNanos);
         if (interrupted)
         {
             Thread.currentThread().interrupt();
         }
-        return report(job, handle, elapsed, overall, out, err);
+        return report(job, handle, elapsed, overall, steadyPart, out, err);
     }
 
     private int report(
@@ -420,6 +453,7 @@ public final class PageViewCommand implements Callable<Integer>
         final JobHandle handle,
         final long elapsedNanos,
         final Histogram latencies,
+        final Steady steady,
         final PrintWriter out,
         final PrintWriter err)
     {
@@ -450,6 +484,24 @@ public final class PageViewCommand implements Callable<Integer>
             micros(latencies, 99.9).strip(), micros(latencies, 99.99).strip(),
             latencies.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", latencies.getMaxValue() / 1e3),
             latencies.getTotalCount());
+        if (steady != null)
+        {
+            if (steady.latencies().getTotalCount() == 0)
+            {
+                out.printf(Locale.ROOT, "after the %d s warm-up: no records (the run ended within it)%n",
+                    steady.warmupSeconds());
+            }
+            else
+            {
+                out.printf(Locale.ROOT, "after the %d s warm-up: %,d records/s; latency %s: p50 %s  p90 %s  p99 %s  " +
+                        "p99.9 %s  max %s  (%,d samples)%n", steady.warmupSeconds(),
+                    Math.round(steady.records() * 1e9 / Math.max(1, steady.nanos())), us,
+                    micros(steady.latencies(), 50.0).strip(), micros(steady.latencies(), 90.0).strip(),
+                    micros(steady.latencies(), 99.0).strip(), micros(steady.latencies(), 99.9).strip(),
+                    String.format(Locale.ROOT, "%.1f", steady.latencies().getMaxValue() / 1e3),
+                    steady.latencies().getTotalCount());
+            }
+        }
         printTotals(result.counts(), out);
 
         if (result.verified())
@@ -562,5 +614,17 @@ public final class PageViewCommand implements Callable<Integer>
         final Charset charset = encoding != null && Charset.isSupported(encoding) ? Charset.forName(encoding) :
             Charset.defaultCharset();
         return charset.newEncoder().canEncode("\u00b5s") ? "\u00b5s" : "us";
+    }
+
+    /**
+     * The part of the run after the warm-up.
+     *
+     * @param warmupSeconds the warm-up left out.
+     * @param latencies     latencies of the records received in whole report intervals after it.
+     * @param records       records received after it.
+     * @param nanos         time from the end of the warm-up to the end of the run.
+     */
+    private record Steady(long warmupSeconds, Histogram latencies, long records, long nanos)
+    {
     }
 }

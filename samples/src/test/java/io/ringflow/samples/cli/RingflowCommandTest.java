@@ -50,6 +50,17 @@ class RingflowCommandTest
     }
 
     @Test
+    void aWarmUpLongerThanTheRunLeavesNothingForTheSteadyStateAndSaysSo()
+    {
+        assertThat(run("page-view", "--events", "100000", "--apps", "50", "--warmup", "3600")).isZero();
+        assertThat(out.toString()).contains("after the 3600 s warm-up: no records (the run ended within it)")
+            .contains("verified: totals equal generated events per app");
+        out.getBuffer().setLength(0);
+        assertThat(run("page-view", "--events", "100000", "--apps", "50")).isZero();
+        assertThat(out.toString()).doesNotContain("warm-up");
+    }
+
+    @Test
     void pageViewWithCheckpointsStillVerifiesTheTotals()
     {
         final int exitCode = run("page-view", "--events", "200000", "--apps", "10", "--checkpoint-interval", "1");
@@ -416,6 +427,7 @@ class RingflowCommandTest
         "page-view --parallelism 0      | --parallelism must be in [1, 128]",
         "page-view -p 129               | --parallelism must be in [1, 128]",
         "page-view --seconds -1         | --seconds must be >= 0",
+        "page-view --warmup -1          | --warmup must be >= 0",
         "page-view --checkpoint-interval -5 | --checkpoint-interval must be 0 (off) or a positive number",
         "page-view --idle SOMETIMES     | Invalid value for option '--idle'",
         "page-view --events lots        | 'lots' is not a count",
