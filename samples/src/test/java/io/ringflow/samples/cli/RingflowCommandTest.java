@@ -361,8 +361,9 @@ class RingflowCommandTest
 
     /**
      * The page-view job of the command, run unbounded on the Chronicle backend with checkpoints into {@code dir} taken
-     * by hand once counts reach the sink (so how many complete never depends on how fast the machine is), then
-     * stopped as Ctrl-C stops it.
+     * by hand once the sink has received at least as many counts as there are apps (so every app is in every
+     * checkpoint's state, and how many complete never depends on how fast the machine is), then stopped as Ctrl-C
+     * stops it.
      *
      * @return the newest of the {@code count} checkpoints taken.
      */
@@ -379,7 +380,8 @@ class RingflowCommandTest
         CompletedCheckpoint newest = null;
         try (JobHandle handle = env.execute("checkpointed-page-view"))
         {
-            Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> job.recordsReceived() > 0);
+            // every app counted at least once before the first barrier, however the threads are scheduled
+            Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> job.recordsReceived() >= apps);
             for (int i = 0; i < count; i++)
             {
                 newest = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
