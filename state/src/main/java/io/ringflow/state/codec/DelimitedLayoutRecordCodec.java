@@ -1,12 +1,9 @@
 package io.ringflow.state.codec;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The fast path of {@link RecordCodec} for records whose components are primitives and {@code String}s, at least one
@@ -22,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class DelimitedLayoutRecordCodec
 {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
-    private static final byte[] TEMPLATE = templateBytes();
+    private static final byte[] TEMPLATE = SpunCodecs.templateBytes(DelimitedLayoutTemplate.class);
     private static final byte ABSENT = 0;
     private static final byte PRESENT = 1;
     private static final MethodHandle PLUS;
@@ -30,15 +27,6 @@ final class DelimitedLayoutRecordCodec
     private static final MethodHandle GET_STRING;
     private static final MethodHandle STRING_END;
     private static final MethodHandle CHECK_END;
-    /** The codec spun for each record type; collected with the type. */
-    private static final ClassValue<AtomicReference<Codec<?>>> SPUN = new ClassValue<>()
-    {
-        @Override
-        protected AtomicReference<Codec<?>> computeValue(final Class<?> type)
-        {
-            return new AtomicReference<>();
-        }
-    };
 
     static
     {
@@ -78,7 +66,6 @@ final class DelimitedLayoutRecordCodec
      * @return the codec spun for the type, the first time it was asked for.
      * @throws ReflectiveOperationException when the hidden class cannot be defined.
      */
-    @SuppressWarnings("unchecked")
     static <T> Codec<T> create(
         final Class<T> type,
         final Class<?>[] componentTypes,
@@ -87,14 +74,7 @@ final class DelimitedLayoutRecordCodec
         final MethodHandle constructor,
         final int minimumSize) throws ReflectiveOperationException
     {
-        final AtomicReference<Codec<?>> shared = SPUN.get(type);
-        final Codec<?> existing = shared.get();
-        if (existing != null)
-        {
-            return (Codec<T>)existing;
-        }
-        shared.compareAndSet(null, spin(type, componentTypes, names, getters, constructor, minimumSize));
-        return (Codec<T>)shared.get();
+        return SpunCodecs.sharedFor(type, () -> spin(type, componentTypes, names, getters, constructor, minimumSize));
     }
 
     /**
@@ -262,22 +242,6 @@ final class DelimitedLayoutRecordCodec
         {
             throw new IllegalArgumentException("corrupt " + typeName + ": its components end at offset " + end +
                 ", but the record ends at " + limit);
-        }
-    }
-
-    private static byte[] templateBytes()
-    {
-        try (InputStream in = DelimitedLayoutTemplate.class.getResourceAsStream("DelimitedLayoutTemplate.class"))
-        {
-            if (in == null)
-            {
-                throw new IllegalStateException("DelimitedLayoutTemplate.class is missing from the class path");
-            }
-            return in.readAllBytes();
-        }
-        catch (final IOException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
         }
     }
 }

@@ -1,12 +1,9 @@
 package io.ringflow.state.codec;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The fast path of {@link RecordCodec} for records whose components are all primitives: the layout is fixed (the
@@ -21,17 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class FixedLayoutRecordCodec
 {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
-    private static final byte[] TEMPLATE = templateBytes();
+    private static final byte[] TEMPLATE = SpunCodecs.templateBytes(FixedLayoutTemplate.class);
     private static final MethodHandle PLUS;
-    /** The codec spun for each record type; collected with the type. */
-    private static final ClassValue<AtomicReference<Codec<?>>> SPUN = new ClassValue<>()
-    {
-        @Override
-        protected AtomicReference<Codec<?>> computeValue(final Class<?> type)
-        {
-            return new AtomicReference<>();
-        }
-    };
 
     static
     {
@@ -60,25 +48,13 @@ final class FixedLayoutRecordCodec
      *     primitive.
      * @throws ReflectiveOperationException when the hidden class cannot be defined.
      */
-    @SuppressWarnings("unchecked")
     static <T> Codec<T> create(
         final Class<T> type,
         final Class<?>[] componentTypes,
         final MethodHandle[] getters,
         final MethodHandle constructor) throws ReflectiveOperationException
     {
-        final AtomicReference<Codec<?>> shared = SPUN.get(type);
-        final Codec<?> existing = shared.get();
-        if (existing != null)
-        {
-            return (Codec<T>)existing;
-        }
-        final Codec<T> spun = spin(type, componentTypes, getters, constructor);
-        if (spun == null || shared.compareAndSet(null, spun))
-        {
-            return spun;
-        }
-        return (Codec<T>)shared.get();
+        return SpunCodecs.sharedFor(type, () -> spin(type, componentTypes, getters, constructor));
     }
 
     @SuppressWarnings("unchecked")
@@ -224,21 +200,5 @@ final class FixedLayoutRecordCodec
     {
         final String name = primitive.getName();
         return Character.toUpperCase(name.charAt(0)) + name.substring(1);
-    }
-
-    private static byte[] templateBytes()
-    {
-        try (InputStream in = FixedLayoutTemplate.class.getResourceAsStream("FixedLayoutTemplate.class"))
-        {
-            if (in == null)
-            {
-                throw new IllegalStateException("FixedLayoutTemplate.class is missing from the class path");
-            }
-            return in.readAllBytes();
-        }
-        catch (final IOException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
     }
 }
