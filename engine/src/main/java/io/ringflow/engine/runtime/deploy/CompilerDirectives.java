@@ -40,13 +40,8 @@ final class CompilerDirectives
     /** System property: {@code false} keeps Ringflow from adding its compiler directive. */
     static final String PROPERTY = "ringflow.jit.directives";
 
-    /**
-     * What compilations the directive applies to: the record loops (a channel's, a source reader's) and the record
-     * path's own methods, each copy of a template included (a hidden class's name is its template's and a suffix).
-     */
-    static final List<String> ROOTS = List.of(
-        "io/ringflow/engine/runtime/task/ChannelInput*.drain",
-        "*.pollNext",
+    /** The engine's record-path templates and their copies: operators and edge outputs, all their methods. */
+    private static final List<String> OPERATORS_AND_OUTPUTS = List.of(
         "io/ringflow/engine/runtime/operators/*.*",
         "io/ringflow/engine/runtime/task/ChainingOutput*.*",
         "io/ringflow/engine/runtime/task/FanOutOutput*.*",
@@ -56,19 +51,20 @@ final class CompilerDirectives
         "io/ringflow/engine/runtime/task/KeyHashOutput*.*");
 
     /**
+     * What compilations the directive applies to: the record loops (a channel's, a source reader's) and the record
+     * path's own methods, each copy of a template included (a hidden class's name is its template's and a suffix).
+     */
+    static final List<String> ROOTS = concat(List.of(
+        "io/ringflow/engine/runtime/task/ChannelInput*.drain",
+        "*.pollNext"), OPERATORS_AND_OUTPUTS);
+
+    /**
      * What those compilations inline whatever its compiled size: the record path's classes (operators, outputs, the
      * channel writer, codecs, and the hit paths of keyed state: a state's slow path, such as a Chronicle map lookup,
      * is left to the JIT's own rules, or it would use up the compilation's inlining budget before the chain's end)
      * and the entry points of user functions.
      */
-    static final List<String> FORCED = List.of(
-        "io/ringflow/engine/runtime/operators/*.*",
-        "io/ringflow/engine/runtime/task/ChainingOutput*.*",
-        "io/ringflow/engine/runtime/task/FanOutOutput*.*",
-        "io/ringflow/engine/runtime/task/ForwardOutput*.*",
-        "io/ringflow/engine/runtime/task/RebalanceOutput*.*",
-        "io/ringflow/engine/runtime/task/BroadcastOutput*.*",
-        "io/ringflow/engine/runtime/task/KeyHashOutput*.*",
+    static final List<String> FORCED = concat(OPERATORS_AND_OUTPUTS, List.of(
         "io/ringflow/engine/channel/ChannelWriter.*",
         "io/ringflow/state/codec/*.*",
         "io/ringflow/state/keyed/*.*",
@@ -83,7 +79,7 @@ final class CompilerDirectives
         "io/ringflow/state/chronicle/HotKeyFront.holdsLongs",
         "io/ringflow/state/chronicle/HotKeyFront.tracksChanges",
         "*.processElement", "*.processElement1", "*.processElement2", "*.collect", "*.map", "*.filter",
-        "*.flatMap", "*.getKey", "*.reduce", "*.write", "*.generate", "*.encode", "*.decode");
+        "*.flatMap", "*.getKey", "*.reduce", "*.write", "*.generate", "*.encode", "*.decode"));
 
     /** The directive, in HotSpot's compiler directives format (JSON with unquoted keys). */
     static final String DIRECTIVE = "[{\n" +
@@ -172,5 +168,12 @@ final class CompilerDirectives
         LOG.log(Level.DEBUG, "added Ringflow's compiler directive: chains' per-record calls are inlined into their " +
             "record loops");
         return true;
+    }
+
+    private static List<String> concat(final List<String> first, final List<String> second)
+    {
+        final List<String> both = new java.util.ArrayList<>(first);
+        both.addAll(second);
+        return List.copyOf(both);
     }
 }
