@@ -2,6 +2,8 @@ package io.ringflow.engine.runtime;
 
 import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobMXBean;
+import io.ringflow.engine.api.JobStatus;
+import io.ringflow.engine.runtime.deploy.JobAttempt;
 
 import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
@@ -150,25 +152,22 @@ final class JobRunMXBean implements JobMXBean
     @Override
     public double getMaxRingFill()
     {
-        final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
-        return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? 0 :
-            attempt.maxRingFill();
+        final JobAttempt attempt = runningAttempt();
+        return attempt == null ? 0 : attempt.maxRingFill();
     }
 
     @Override
     public String[] getRingBacklogs()
     {
-        final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
-        return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? new String[0] :
-            attempt.ringBacklogs().toArray(new String[0]);
+        final JobAttempt attempt = runningAttempt();
+        return attempt == null ? new String[0] : attempt.ringBacklogs().toArray(new String[0]);
     }
 
     @Override
     public String[] getRingTraffic()
     {
-        final io.ringflow.engine.runtime.deploy.JobAttempt attempt = handle.currentAttempt();
-        return attempt == null || handle.status() != io.ringflow.engine.api.JobStatus.RUNNING ? new String[0] :
-            attempt.ringTraffic().toArray(new String[0]);
+        final JobAttempt attempt = runningAttempt();
+        return attempt == null ? new String[0] : attempt.ringTraffic().toArray(new String[0]);
     }
 
     @Override
@@ -199,6 +198,13 @@ final class JobRunMXBean implements JobMXBean
     public void cancel()
     {
         handle.cancel();
+    }
+
+    /** @return the attempt that runs now, or null while the run restarts or after it ended. */
+    private JobAttempt runningAttempt()
+    {
+        final JobAttempt attempt = handle.currentAttempt();
+        return attempt == null || handle.status() != JobStatus.RUNNING ? null : attempt;
     }
 
     private CompletedCheckpoint last()

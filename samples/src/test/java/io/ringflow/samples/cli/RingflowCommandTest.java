@@ -313,7 +313,7 @@ class RingflowCommandTest
         files.add(folder.resolve("_metadata"));
         for (final io.ringflow.state.checkpoint.StateHandle handle : intact.metadata().stateHandles())
         {
-            files.add(handle.shared() ? dir.resolve("shared").resolve(handle.name()) : folder.resolve(handle.name()));
+            files.add(io.ringflow.state.checkpoint.CheckpointCatalog.fileOf(folder, handle));
         }
         final java.util.Random random = new java.util.Random(13);
         for (final java.nio.file.Path file : files)

@@ -202,10 +202,7 @@ public final class CheckpointCatalog
         final Map<Path, StateHandle> files = new LinkedHashMap<>();
         for (final StateHandle handle : metadata.stateHandles())
         {
-            final Path file = handle.shared() ?
-                folder.getParent().resolve(DirectoryCheckpointStorage.SHARED).resolve(handle.name()) :
-                folder.resolve(handle.name());
-            files.putIfAbsent(file, handle);
+            files.putIfAbsent(fileOf(folder, handle), handle);
         }
         long bytes = 0;
         for (final Map.Entry<Path, StateHandle> file : files.entrySet())
@@ -218,6 +215,18 @@ public final class CheckpointCatalog
             }
         }
         return new Report(id, folder, metadata, files.size(), bytes, problems);
+    }
+
+    /**
+     * @param folder a checkpoint's {@code chk-<n>} folder.
+     * @param handle a state file it references.
+     * @return where that file is: in the folder, or in the directory's {@code shared/} area.
+     */
+    public static Path fileOf(final Path folder, final StateHandle handle)
+    {
+        return handle.shared() ?
+            folder.getParent().resolve(DirectoryCheckpointStorage.SHARED).resolve(handle.name()) :
+            folder.resolve(handle.name());
     }
 
     /** @return what is wrong with the file, or null when its length and CRC32C match the handle. */

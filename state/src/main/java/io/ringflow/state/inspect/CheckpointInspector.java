@@ -4,7 +4,6 @@ import io.ringflow.state.checkpoint.CheckpointCatalog;
 import io.ringflow.state.checkpoint.ChannelStateFormat;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
-import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
 import io.ringflow.state.checkpoint.MetadataFormat;
 import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.StateHandle;
@@ -246,7 +245,7 @@ public final class CheckpointInspector
             final List<KeyedSnapshotReader> chain = new ArrayList<>();
             for (final StateHandle handle : state.keyedChain())
             {
-                final Path file = fileOf(folder, handle);
+                final Path file = CheckpointCatalog.fileOf(folder, handle);
                 files.add(file.toString());
                 chain.add(KeyedSnapshotReader.open(
                     MetadataFormat.verifyState(Files.readAllBytes(file), handle, file.toString()), file.toString()));
@@ -257,7 +256,7 @@ public final class CheckpointInspector
         final List<ChannelView> channels = new ArrayList<>();
         if (state.channels() != null)
         {
-            final Path file = fileOf(folder, state.channels());
+            final Path file = CheckpointCatalog.fileOf(folder, state.channels());
             final List<int[]> structure = new ArrayList<>();
             final List<long[]> bytes = new ArrayList<>();
             ChannelStateFormat.read(MetadataFormat.verifyState(Files.readAllBytes(file), state.channels(),
@@ -343,12 +342,6 @@ public final class CheckpointInspector
             }
         }
         return views;
-    }
-
-    private static Path fileOf(final Path folder, final StateHandle handle)
-    {
-        return handle.shared() ? folder.getParent().resolve(DirectoryCheckpointStorage.SHARED).resolve(handle.name()) :
-            folder.resolve(handle.name());
     }
 
     /** Decodes keys and values by the type names a snapshot records; remembers why a type cannot be decoded. */
