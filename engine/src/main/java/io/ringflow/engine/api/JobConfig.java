@@ -34,6 +34,7 @@ public final class JobConfig
     private final CheckpointConfig checkpointing;
     private final RestartStrategy restartStrategy;
     private final Path restoreFrom;
+    private final Path resumeFrom;
     private final boolean allowNonRestoredState;
     private final StateBackend stateBackend;
 
@@ -42,6 +43,7 @@ public final class JobConfig
         stateBackend = b.stateBackend;
         restartStrategy = b.restartStrategy;
         restoreFrom = b.restoreFrom;
+        resumeFrom = b.resumeFrom;
         allowNonRestoredState = b.allowNonRestoredState;
         checkpointing = b.checkpointing;
         checkpointingMode = b.checkpointingMode;
@@ -175,6 +177,12 @@ public final class JobConfig
         return restoreFrom;
     }
 
+    /** @return the checkpoint directory whose newest intact checkpoint the job starts from, if any; or null. */
+    public Path resumeFrom()
+    {
+        return resumeFrom;
+    }
+
     /** @return whether state of operators the job no longer has may be dropped on restore. */
     public boolean allowNonRestoredState()
     {
@@ -207,6 +215,7 @@ public final class JobConfig
         b.checkpointing = checkpointing;
         b.restartStrategy = restartStrategy;
         b.restoreFrom = restoreFrom;
+        b.resumeFrom = resumeFrom;
         b.allowNonRestoredState = allowNonRestoredState;
         b.stateBackend = stateBackend;
         return b;
@@ -220,7 +229,7 @@ public final class JobConfig
             ", readBatch=" + readBatch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
             ", chaining=" + chaining + ", specializeChains=" + specializeChains + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
             ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
-            ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom +
+            ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom + ", resumeFrom=" + resumeFrom +
             ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend + '}';
     }
 
@@ -245,6 +254,7 @@ public final class JobConfig
         private CheckpointConfig checkpointing;
         private RestartStrategy restartStrategy = RestartStrategy.none();
         private Path restoreFrom;
+        private Path resumeFrom;
         private boolean allowNonRestoredState;
         private StateBackend stateBackend = new ChronicleStateBackend();
 
@@ -384,13 +394,27 @@ public final class JobConfig
 
         /**
          * @param value a checkpoint or savepoint folder, {@code <checkpoint directory>/chk-<n>}, or its
-         *              {@code _metadata} file, to start the job from: sources resume at its positions, operators get
-         *              their state back by uid. Null (the default) starts from scratch.
+         *              {@code _metadata} file, or a checkpoint directory (its newest intact checkpoint; the job is
+         *              refused when it has none), to start the job from: sources resume at its positions, operators
+         *              get their state back by uid. Null (the default) starts from scratch.
          * @return this
          */
         public Builder restoreFrom(final Path value)
         {
             restoreFrom = value;
+            return this;
+        }
+
+        /**
+         * @param value a checkpoint directory: the job starts from its newest intact checkpoint, skipping newer ones
+         *              that are incomplete or damaged (each logged), or from scratch when it has none. The way to
+         *              resume after a crash: give it the directory the job checkpoints into. Null (the default): no
+         *              resuming. Cannot be combined with {@link #restoreFrom}.
+         * @return this
+         */
+        public Builder resumeFrom(final Path value)
+        {
+            resumeFrom = value;
             return this;
         }
 
@@ -473,7 +497,12 @@ public final class JobConfig
             {
                 throw new IllegalArgumentException("restartStrategy must not be null; use RestartStrategy.none()");
             }
-            if (allowNonRestoredState && restoreFrom == null)
+            if (restoreFrom != null && resumeFrom != null)
+            {
+                throw new IllegalArgumentException("restoreFrom (" + restoreFrom + ") and resumeFrom (" + resumeFrom +
+                    ") are both set: a job starts from one checkpoint; set one of them");
+            }
+            if (allowNonRestoredState && restoreFrom == null && resumeFrom == null)
             {
                 throw new IllegalArgumentException("allowNonRestoredState is set but restoreFrom is not: there is " +
                     "nothing to restore");

@@ -207,6 +207,12 @@ public final class CheckpointCoordinator implements CheckpointGateway
         committer.finish(cancelled && config != null && !config.retainOnCancel(), abandoned);
     }
 
+    @Override
+    public CompletableFuture<CompletedCheckpoint> requestCheckpoint()
+    {
+        return triggerCheckpoint();
+    }
+
     /**
      * @return completes with the checkpoint once every task acknowledged it, or exceptionally with a
      *     {@link CheckpointException} when it is refused or aborted.

@@ -73,4 +73,12 @@ public interface CheckpointGateway
      * @param position a source task's end position, -1 for other tasks.
      */
     void taskFinished(CheckpointParticipant task, long position);
+
+    /**
+     * A task that reached the end of its input still holds output that only a completed checkpoint may release (a
+     * transactional sink's last transaction): asks for a checkpoint now, obeying the usual trigger rules.
+     *
+     * @return completes with the checkpoint, or exceptionally when it was refused or failed (the task asks again).
+     */
+    java.util.concurrent.CompletableFuture<io.ringflow.engine.api.CompletedCheckpoint> requestCheckpoint();
 }

@@ -7,6 +7,7 @@ import io.ringflow.engine.api.JobRunner;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.runtime.deploy.Deployer;
 import io.ringflow.engine.runtime.recovery.RestoreSpec;
+import io.ringflow.state.checkpoint.CheckpointCatalog;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
@@ -16,6 +17,7 @@ import io.ringflow.state.codec.CodecRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * Ringflow's own runtime as a {@link JobRunner}: resolves the graph, reads the checkpoint to restore from, deploys
@@ -24,23 +26,62 @@ import java.nio.file.Path;
  */
 public final class RingflowRunner implements JobRunner
 {
+    private static final System.Logger LOG = System.getLogger(RingflowRunner.class.getName());
+
     @Override
     public JobHandle run(final String jobName, final StreamGraph graph, final JobConfig config,
         final CodecRegistry codecs)
     {
         final CheckpointStorage storage = config.checkpointing() != null ? config.checkpointing().storage() :
             new InMemoryCheckpointStorage();
-        final RestoreSpec restore = config.restoreFrom() == null ? null :
-            loadRestorePoint(config.restoreFrom(), config.allowNonRestoredState());
+        final RestoreSpec restore = config.restoreFrom() != null ?
+            loadRestorePoint(config.restoreFrom(), config.allowNonRestoredState(), false) :
+            config.resumeFrom() != null ? loadRestorePoint(config.resumeFrom(), config.allowNonRestoredState(), true) :
+            null;
         final JobRun run = new JobRun(jobName, graph, new Deployer(jobName, config, codecs), storage, restore,
             config.restartStrategy(), config.checkpointing() != null && !config.checkpointing().retainOnCancel());
         run.start();
         return run;
     }
 
-    /** Reads and checks the checkpoint to start from; any problem fails the submission, naming the file. */
-    private static RestoreSpec loadRestorePoint(final Path given, final boolean allowNonRestoredState)
+    /**
+     * Reads and checks the checkpoint to start from; any problem fails the submission, naming the file.
+     *
+     * @param given  a {@code chk-<n>} folder, its {@code _metadata} file, or a checkpoint directory.
+     * @param resume whether {@code given} is a directory to resume from: no intact checkpoint there means start
+     *               from scratch (null) rather than fail.
+     */
+    private static RestoreSpec loadRestorePoint(final Path given, final boolean allowNonRestoredState,
+        final boolean resume)
     {
+        final String givenName = String.valueOf(given.getFileName());
+        if (resume || Files.isDirectory(given) && !givenName.startsWith("chk-") &&
+            !Files.exists(given.resolve(DirectoryCheckpointStorage.METADATA)))
+        {
+            final Optional<CheckpointCatalog.Report> newest;
+            try
+            {
+                newest = CheckpointCatalog.newestIntact(given, skipped -> LOG.log(System.Logger.Level.WARNING,
+                    "skipping checkpoint " + skipped.folder() + ": " + String.join("; ", skipped.problems())));
+            }
+            catch (final IOException ex)
+            {
+                throw new InvalidJobException("cannot look for checkpoints in " + given + ": " + ex, ex);
+            }
+            if (newest.isEmpty())
+            {
+                if (resume)
+                {
+                    LOG.log(System.Logger.Level.INFO, "no intact checkpoint in " + given + ": starting from scratch");
+                    return null;
+                }
+                throw new InvalidJobException("cannot restore from " + given + ": it holds no intact checkpoint " +
+                    "(chk-<n> folder with a valid " + DirectoryCheckpointStorage.METADATA + ")");
+            }
+            LOG.log(System.Logger.Level.INFO, "resuming from " + newest.get().folder() + ", the newest intact " +
+                "checkpoint in " + given);
+            return loadRestorePoint(newest.get().folder(), allowNonRestoredState, false);
+        }
         // a checkpoint is named by its folder or, as in Flink's "run -s .../chk-50/_metadata", by its metadata file
         final Path folder = DirectoryCheckpointStorage.METADATA.equals(String.valueOf(given.getFileName())) &&
             given.toAbsolutePath().getParent() != null ? given.toAbsolutePath().getParent() : given;

@@ -112,6 +112,51 @@ public final class CheckpointCatalog
         {
             throw new NotDirectoryException(directory.toString());
         }
+        final List<Report> reports = new ArrayList<>();
+        for (final Path folder : folders(directory))
+        {
+            reports.add(verifyFolder(folder));
+        }
+        return reports;
+    }
+
+    /**
+     * Finds the checkpoint a job resuming from {@code directory} starts from, verifying newest first and stopping at
+     * the first intact one (cheaper than {@link #list} when older checkpoints are many).
+     *
+     * @param directory a checkpoint directory.
+     * @param skipped   given each newer checkpoint that was not intact (incomplete or damaged), newest first.
+     * @return the newest intact checkpoint, or empty when there is none (or the directory does not exist).
+     * @throws NotDirectoryException when it is not a directory.
+     * @throws IOException           when it cannot be listed.
+     */
+    public static Optional<Report> newestIntact(final Path directory, final java.util.function.Consumer<Report> skipped)
+        throws IOException
+    {
+        if (!Files.exists(directory))
+        {
+            return Optional.empty();
+        }
+        if (!Files.isDirectory(directory))
+        {
+            throw new NotDirectoryException(directory.toString());
+        }
+        final List<Path> folders = folders(directory);
+        for (int i = folders.size() - 1; i >= 0; i--)
+        {
+            final Report report = verifyFolder(folders.get(i));
+            if (report.intact())
+            {
+                return Optional.of(report);
+            }
+            skipped.accept(report);
+        }
+        return Optional.empty();
+    }
+
+    /** @return the {@code chk-<n>} folders of a directory, by id ascending. */
+    private static List<Path> folders(final Path directory) throws IOException
+    {
         final List<Path> folders = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory, PREFIX + "*"))
         {
@@ -124,12 +169,7 @@ public final class CheckpointCatalog
             }
         }
         folders.sort(Comparator.comparingLong(CheckpointCatalog::idOf));
-        final List<Report> reports = new ArrayList<>(folders.size());
-        for (final Path folder : folders)
-        {
-            reports.add(verifyFolder(folder));
-        }
-        return reports;
+        return folders;
     }
 
     /**

@@ -16,4 +16,14 @@ public interface SubtaskInfo
 
     /** @return the operator's parallelism. */
     int parallelism();
+
+    /**
+     * @return an id unique to this run of the job's operators (an attempt: the first run, or a restart), the same for
+     *     every subtask of the attempt and different across attempts and JVMs. Transactional sinks put it in the names
+     *     of what they open, so that a restarted job tells its own transactions from a failed attempt's leftovers.
+     */
+    default String attemptId()
+    {
+        return "0";
+    }
 }

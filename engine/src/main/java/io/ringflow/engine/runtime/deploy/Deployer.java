@@ -290,7 +290,7 @@ public final class Deployer
             final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
             final OperatorRuntime runtime = new OperatorRuntime(
                 jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
-                keyedStore, operatorStore);
+                keyedStore, operatorStore, execution.attemptId());
             chain[i].setup(runtime, output);
             if (restorer != null)
             {

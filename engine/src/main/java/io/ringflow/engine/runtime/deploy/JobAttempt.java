@@ -59,6 +59,8 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
     /** Set by a stop-with-savepoint before its barrier is requested; read by sources each cycle. */
     private volatile long stopSourcesAfter = Long.MAX_VALUE;
     private volatile JobStatus status = JobStatus.RUNNING;
+    /** Unique to this attempt across attempts and JVMs: names transactions a restarted job must tell apart. */
+    private final String attemptId = java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
     /**
      * @param jobName         the job's name.
@@ -195,6 +197,12 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
     public String jobName()
     {
         return jobName;
+    }
+
+    /** @return the attempt's id, given to every operator subtask ({@code SubtaskInfo.attemptId()}). */
+    public String attemptId()
+    {
+        return attemptId;
     }
 
     /** @return RUNNING, then the final status once terminated. */

@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.deploy;
 
 import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.api.sink.TwoPhaseCommitSink;
 import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.graph.OperatorDescription;
 import io.ringflow.engine.graph.StreamNode;
@@ -11,6 +12,7 @@ import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
 import io.ringflow.engine.runtime.operators.KeyedReduceOperator;
 import io.ringflow.engine.runtime.operators.MapOperator;
 import io.ringflow.engine.runtime.operators.SinkOperator;
+import io.ringflow.engine.runtime.operators.TwoPhaseCommitSinkOperator;
 import io.ringflow.engine.runtime.task.Output;
 import io.ringflow.engine.runtime.task.SourceOperator;
 import io.ringflow.engine.runtime.task.StreamOperator;
@@ -75,6 +77,10 @@ final class OperatorTranslator
             {
                 return specializer.operator(CoProcessOperator.class, output, keyedStore,
                     process.function().instance(), process.keySelector1(), process.keySelector2());
+            }
+            if (description instanceof Descriptions.SinkOp sink && sink.sink() instanceof TwoPhaseCommitSink<?, ?> tx)
+            {
+                return specializer.operator(TwoPhaseCommitSinkOperator.class, output, keyedStore, tx);
             }
             if (description instanceof Descriptions.SinkOp sink)
             {

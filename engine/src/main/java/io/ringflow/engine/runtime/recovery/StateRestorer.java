@@ -3,6 +3,7 @@ package io.ringflow.engine.runtime.recovery;
 import io.ringflow.engine.api.InvalidJobException;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.runtime.operators.TwoPhaseCommitSinkOperator;
 import io.ringflow.engine.runtime.task.ChannelStateRecorder;
 import io.ringflow.engine.runtime.task.InputTask;
 import io.ringflow.engine.runtime.task.OperatorStateStore;
@@ -10,6 +11,7 @@ import io.ringflow.engine.runtime.task.SourceOperator;
 import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.checkpoint.SubtaskState;
@@ -64,6 +66,36 @@ public final class StateRestorer
                 "this job does not have (uids " + unclaimed + "). Give the operators their old uids with .uid(...), " +
                 "or allow dropping that state (allowNonRestoredState / --allow-non-restored-state)");
         }
+        for (final String uid : unclaimed)
+        {
+            final long transactions = pendingTransactions(uid);
+            System.getLogger(StateRestorer.class.getName()).log(System.Logger.Level.WARNING, "checkpoint " +
+                checkpoint.checkpointId() + ": dropping the state of uid '" + uid + "', which this job does not have " +
+                "(allowNonRestoredState)" + (transactions == 0 ? "" : "; it holds " + transactions + " pre-committed " +
+                "transaction(s) of a transactional sink, which are aborted: never committed"));
+        }
+    }
+
+    /** @return how many committables a transactional sink with this uid left in the checkpoint, 0 for other uids. */
+    private long pendingTransactions(final String uid)
+    {
+        final OperatorState state = checkpoint.operators().get(uid);
+        if (state == null)
+        {
+            return 0;
+        }
+        final List<Map.Entry<String, byte[]>> snapshots = new ArrayList<>();
+        for (final SubtaskState subtask : state.subtasks())
+        {
+            if (subtask.operator() != null)
+            {
+                snapshots.add(new AbstractMap.SimpleImmutableEntry<>(subtask.operator().name(),
+                    read(subtask.operator())));
+            }
+        }
+        final OperatorStateStore store = new OperatorStateStore(CodecRegistry.withBuiltIns());
+        store.restore(snapshots, 0, -1);
+        return store.restoredElements(TwoPhaseCommitSinkOperator.COMMITTABLES_STATE);
     }
 
     /**

@@ -28,6 +28,7 @@ public final class OperatorRuntime implements RuntimeContext
     private final int maxParallelism;
     private final KeyedStateStore keyedState;
     private final OperatorStateStore operatorState;
+    private final String attemptId;
 
     public OperatorRuntime(
         final String jobName,
@@ -37,9 +38,11 @@ public final class OperatorRuntime implements RuntimeContext
         final int parallelism,
         final int maxParallelism,
         final KeyedStateStore keyedState,
-        final OperatorStateStore operatorState)
+        final OperatorStateStore operatorState,
+        final String attemptId)
     {
         this.operatorState = operatorState;
+        this.attemptId = attemptId;
         this.jobName = jobName;
         this.operatorName = operatorName;
         this.uid = uid;
@@ -47,6 +50,12 @@ public final class OperatorRuntime implements RuntimeContext
         this.parallelism = parallelism;
         this.maxParallelism = maxParallelism;
         this.keyedState = keyedState;
+    }
+
+    @Override
+    public String attemptId()
+    {
+        return attemptId;
     }
 
     @Override
@@ -92,7 +101,7 @@ public final class OperatorRuntime implements RuntimeContext
     }
 
     /** @return the operator state its checkpointed function declares. */
-    OperatorStateStore operatorStateStore()
+    public OperatorStateStore operatorStateStore()
     {
         return operatorState;
     }

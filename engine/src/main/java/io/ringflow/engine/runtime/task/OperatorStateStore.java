@@ -47,6 +47,16 @@ public final class OperatorStateStore implements StateInitializationContext
         this.codecs = codecs;
     }
 
+    /**
+     * @param type a type.
+     * @param <T>  the type.
+     * @return the codec the job's registry has for it (what operator state elements of that type are written with).
+     */
+    public <T> Codec<T> codecFor(final Class<T> type)
+    {
+        return codecs.codecFor(type);
+    }
+
     @Override
     public boolean isRestored()
     {
@@ -77,6 +87,16 @@ public final class OperatorStateStore implements StateInitializationContext
         }
         states.put(name, state);
         return state;
+    }
+
+    /**
+     * @param name a state name.
+     * @return how many restored elements that state holds, still encoded (not declared yet); 0 when none.
+     */
+    public int restoredElements(final String name)
+    {
+        final RestoredList list = restored.get(name);
+        return list == null ? 0 : list.elements.size();
     }
 
     /** @return whether a snapshot would hold anything. */

@@ -201,6 +201,19 @@ public abstract class StreamOperator
     }
 
     /**
+     * Asked once every input has ended (after {@link #endInput}) and after each checkpoint notification until it
+     * says no: whether the operator holds output that only a completed checkpoint may release (a transactional
+     * sink's pre-committed transactions). While any operator of a task says yes, the task does not finish: it takes
+     * part in checkpoints on its own (it has no more barriers coming) and asks for one.
+     *
+     * @return true while output waits for a checkpoint to complete.
+     */
+    public boolean holdsUncommittedOutput()
+    {
+        return false;
+    }
+
+    /**
      * Every input has ended; emit whatever is buffered.
      *
      * @throws Exception fails the task.

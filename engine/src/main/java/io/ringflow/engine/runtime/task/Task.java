@@ -35,6 +35,13 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     /** The snapshot taken at the last barrier, until it is acknowledged. Task thread only. */
     private TaskSnapshot snapshot;
     private boolean finished;
+    /**
+     * Every input ended but an operator still holds output a checkpoint must release: the task takes part in
+     * checkpoints by itself (snapshot and acknowledge, no barrier downstream) until it holds none. Task thread only.
+     */
+    private boolean awaitingCommit;
+    /** Set by the coordinator's thread when the checkpoint this task asked for was refused or failed. */
+    private volatile boolean commitCheckpointFailed;
     /** True while the task thread is in its work loop: only then may a stop interrupt it. Guarded by this. */
     private boolean interruptible;
     private boolean flushedWhileWaiting;
@@ -113,6 +120,15 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
                 {
                     runMailbox();
                 }
+                if (awaitingCommit)
+                {
+                    final int work = awaitCommit();
+                    if (!finished)
+                    {
+                        idle(work);
+                    }
+                    continue;
+                }
                 final int work = doWork();
                 flushWriters();
                 if (!finished)
@@ -138,6 +154,10 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             }
             // A stop's interrupt aimed at the loop must not break the operators' close (e.g. a sink's last flush).
             Thread.interrupted();
+            if (failure == null && !finished)
+            {
+                commitCompletedBeforeStop();
+            }
             if (snapshot != null)
             {
                 snapshot.release();
@@ -217,6 +237,88 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
                 notifyOperators(complete.checkpointId(), true);
             }
         }
+    }
+
+    /**
+     * The task stops early (cancel, stop with savepoint, another task's failure): checkpoints that completed before
+     * still have their notifications in the mailbox; deliver them, so a stop-with-savepoint's output is committed.
+     * A failure here is logged: the committables are in the completed checkpoint and are committed again on restore.
+     */
+    private void commitCompletedBeforeStop()
+    {
+        TaskMail mail;
+        while ((mail = mailbox.poll()) != null)
+        {
+            if (mail instanceof TaskMail.CheckpointComplete complete)
+            {
+                try
+                {
+                    notifyOperators(complete.checkpointId(), true);
+                }
+                catch (final RuntimeException ex)
+                {
+                    System.getLogger(Task.class.getName()).log(System.Logger.Level.WARNING, "task " + name +
+                        " stopped; committing checkpoint " + complete.checkpointId() + " failed (committed again " +
+                        "when the job is restored from it)", ex);
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * One cycle of a task whose inputs ended while an operator holds uncommitted output: finishes once none does;
+     * takes a requested checkpoint by itself (the end of input stands for its barriers downstream, so none is
+     * emitted); asks again for a checkpoint when the one asked for failed.
+     *
+     * @return 1 when something was done, else 0.
+     */
+    private int awaitCommit()
+    {
+        if (!chainHoldsUncommittedOutput())
+        {
+            finished = true;
+            return 1;
+        }
+        final long requested = host.requestedBarrier() >>> 1;
+        if (requested > lastForwardedBarrier)
+        {
+            final long start = System.nanoTime();
+            snapshotChain(requested);
+            lastForwardedBarrier = requested;
+            acknowledgeSnapshot(requested, finishedPosition(), start, System.nanoTime() - start, 0, false);
+            return 1;
+        }
+        if (commitCheckpointFailed)
+        {
+            commitCheckpointFailed = false;
+            requestCommitCheckpoint();
+            return 1;
+        }
+        return 0;
+    }
+
+    private boolean chainHoldsUncommittedOutput()
+    {
+        for (final StreamOperator operator : chain)
+        {
+            if (operator.holdsUncommittedOutput())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void requestCommitCheckpoint()
+    {
+        host.checkpoints().requestCheckpoint().whenComplete((done, failed) ->
+        {
+            if (failed != null)
+            {
+                commitCheckpointFailed = true;
+            }
+        });
     }
 
     private void notifyOperators(final long checkpointId, final boolean complete)
@@ -472,7 +574,15 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         {
             writer.writeEndOfInput();
         }
-        finished = true;
+        if (chainHoldsUncommittedOutput())
+        {
+            awaitingCommit = true;
+            requestCommitCheckpoint();
+        }
+        else
+        {
+            finished = true;
+        }
     }
 
     final boolean isFinished()

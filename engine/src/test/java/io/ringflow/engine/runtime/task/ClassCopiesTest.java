@@ -7,6 +7,7 @@ import io.ringflow.engine.runtime.operators.KeyedProcessOperator;
 import io.ringflow.engine.runtime.operators.KeyedReduceOperator;
 import io.ringflow.engine.runtime.operators.MapOperator;
 import io.ringflow.engine.runtime.operators.SinkOperator;
+import io.ringflow.engine.runtime.operators.TwoPhaseCommitSinkOperator;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -33,7 +34,8 @@ class ClassCopiesTest
     private static final List<Class<?>> TEMPLATES = List.of(
         ChainingOutput.class, FanOutOutput.class, ForwardOutput.class, RebalanceOutput.class, BroadcastOutput.class,
         KeyHashOutput.class, ChannelInput.class, MapOperator.class, FilterOperator.class, FlatMapOperator.class,
-        KeyedProcessOperator.class, KeyedReduceOperator.class, CoProcessOperator.class, SinkOperator.class);
+        KeyedProcessOperator.class, KeyedReduceOperator.class, CoProcessOperator.class, SinkOperator.class,
+        TwoPhaseCommitSinkOperator.class);
     /** Record-path classes that are not copied, and why: a source's task drives (casts) its operator. */
     private static final Set<Class<?>> NOT_COPIED = Set.of(SourceOperator.class);
 

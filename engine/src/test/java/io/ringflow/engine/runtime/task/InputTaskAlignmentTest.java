@@ -58,7 +58,7 @@ class InputTaskAlignmentTest
         channels.add(b);
         final StreamOperator head = new RecordingOperator();
         head.setup(new OperatorRuntime("job", "recorder", "recorder", 0, 1, 128, null,
-            new OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns())), record -> { });
+            new OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns()), "test"), record -> { });
         @SuppressWarnings("unchecked")
         final Codec<Object>[] codecs = new Codec[] {StringCodec.INSTANCE, StringCodec.INSTANCE};
         return new InputTask(new JobAttempt("job", null, 1,
