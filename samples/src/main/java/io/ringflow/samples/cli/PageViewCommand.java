@@ -10,6 +10,9 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.TaskFailureException;
+import io.ringflow.samples.pageview.FaultPlan;
+import io.ringflow.samples.pageview.OutputManifest;
+import io.ringflow.samples.pageview.OutputVerifier;
 import io.ringflow.samples.pageview.PageViewCount;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
@@ -142,9 +145,32 @@ public final class PageViewCommand implements Callable<Integer>
     private boolean incremental;
 
     @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "PATH",
-        description = "Start from a checkpoint or savepoint: its folder (DIR/chk-<n>) or its metadata file " +
-            "(DIR/chk-<n>/_metadata); the source resumes at its position and the counts continue from its state.")
+        description = "Start from a checkpoint or savepoint: its folder (DIR/chk-<n>), its metadata file " +
+            "(DIR/chk-<n>/_metadata) or a checkpoint directory (its newest intact checkpoint); the source resumes " +
+            "at its position and the counts continue from its state.")
     private java.nio.file.Path fromCheckpoint;
+
+    @Option(names = "--resume", defaultValue = "false",
+        description = "Start from the newest intact checkpoint in --checkpoint-dir (skipping incomplete or damaged " +
+            "newer ones), or from scratch when it has none: the same command restarts the job after a crash.")
+    private boolean resume;
+
+    @Option(names = "--output", paramLabel = "DIR",
+        description = "Also write every (app, count) update, exactly once, to DIR with the transactional file sink: " +
+            "visible when the checkpoint holding it completes. Check it with verify-output DIR.")
+    private java.nio.file.Path output;
+
+    @Option(names = "--fail-at", paramLabel = "N", defaultValue = "0", converter = CountConverter.class,
+        description = "Inject a failure when the N-th view (counted in this JVM, replays included) reaches the count.")
+    private long failAt;
+
+    @Option(names = "--fail-every", paramLabel = "N", defaultValue = "0", converter = CountConverter.class,
+        description = "Inject a failure about every N views (each gap drawn from --fail-seed in [N/2, 3N/2]).")
+    private long failEvery;
+
+    @Option(names = "--fail-seed", paramLabel = "S", defaultValue = "1",
+        description = "Seed of the --fail-every gaps; the same seed fails at the same views.")
+    private long failSeed;
 
     @Option(names = "--allow-non-restored-state", defaultValue = "false",
         description = "With -s: start even if the checkpoint holds state of operators this job does not have.")
@@ -185,7 +211,26 @@ public final class PageViewCommand implements Callable<Integer>
         }
         final JobConfig config = faultToleranceConfig(PageViewCount.jobConfig(options).toBuilder());
         final JobEnvironment env = JobEnvironment.create(config);
-        final PageViewCount job = PageViewCount.build(env, options);
+        if (output != null)
+        {
+            try
+            {
+                new OutputManifest(events, (int)apps, parallelism).writeOrCheck(output);
+            }
+            catch (final java.io.IOException | IllegalArgumentException ex)
+            {
+                throw invalid("--output " + output + ": " + ex.getMessage());
+            }
+        }
+        final PageViewCount job;
+        try
+        {
+            job = PageViewCount.build(env, options, output, new FaultPlan(failAt, failEvery, failSeed));
+        }
+        catch (final InvalidJobException ex)
+        {
+            throw invalid(ex.getMessage());
+        }
         printHeader(out, options);
         final JobHandle handle;
         try
@@ -242,9 +287,26 @@ public final class PageViewCommand implements Callable<Integer>
             throw invalid("--checkpoint-mode, --aligned-timeout, --checkpoint-dir and --incremental need " +
                 "--checkpoint-interval");
         }
-        if (allowNonRestoredState && fromCheckpoint == null)
+        if (allowNonRestoredState && fromCheckpoint == null && !resume)
         {
-            throw invalid("--allow-non-restored-state only goes with -s/--from-checkpoint");
+            throw invalid("--allow-non-restored-state only goes with -s/--from-checkpoint or --resume");
+        }
+        if (resume && (checkpointDir == null || fromCheckpoint != null))
+        {
+            throw invalid("--resume needs --checkpoint-dir (where it looks for checkpoints) and no -s");
+        }
+        if (failAt < 0 || failEvery < 0)
+        {
+            throw invalid("--fail-at and --fail-every must be >= 0, were " + failAt + " and " + failEvery);
+        }
+        if ((failAt > 0 || failEvery > 0) && restarts == 0)
+        {
+            throw invalid("--fail-at and --fail-every need --restarts N (N >= 1): an injected failure otherwise " +
+                "ends the job");
+        }
+        if (output != null && events == 0)
+        {
+            throw invalid("--output needs a bounded run (--events N) so that verify-output knows what to expect");
         }
         if (restarts < 0)
         {
@@ -281,6 +343,7 @@ public final class PageViewCommand implements Callable<Integer>
         }
         return config
             .restoreFrom(fromCheckpoint)
+            .resumeFrom(resume ? checkpointDir : null)
             .allowNonRestoredState(allowNonRestoredState)
             .stateBackend("chronicle".equals(backend) ? new io.ringflow.state.chronicle.ChronicleStateBackend() :
                 new io.ringflow.state.heap.HeapStateBackend())
@@ -470,7 +533,8 @@ public final class PageViewCommand implements Callable<Integer>
             return 1;
         }
 
-        final PageViewCount.Result result = job.result(fromCheckpoint != null);
+        final boolean restored = fromCheckpoint != null || resume;
+        final PageViewCount.Result result = job.result(restored, restarts > 0);
         final double elapsedSeconds = elapsedNanos / 1e9;
         final String us = microsLabel();
         out.println();
@@ -506,8 +570,10 @@ public final class PageViewCommand implements Callable<Integer>
 
         if (result.verified())
         {
-            out.println("verified: totals equal generated events per app");
-            return 0;
+            out.println("verified: totals equal generated events per app" + (restarts > 0 ?
+                " (restarts: " + handle.mxBean().getRestartCount() + "; updates seen by the in-memory sink may repeat)" :
+                ""));
+            return output == null ? 0 : reportOutput(out, err);
         }
         final List<String> mismatches = result.mismatches();
         err.printf(Locale.ROOT, "ringflow: verification FAILED: %d problem(s); totals differ from the events " +
@@ -518,6 +584,22 @@ public final class PageViewCommand implements Callable<Integer>
             err.printf("  ... and %d more%n", mismatches.size() - MISMATCHES_SHOWN);
         }
         return VERIFY_FAILED;
+    }
+
+    /** Verifies the exactly-once output directory and prints the outcome; 0 when exact, else VERIFY_FAILED. */
+    private int reportOutput(final PrintWriter out, final PrintWriter err)
+    {
+        final OutputVerifier.Report report;
+        try
+        {
+            report = OutputVerifier.verify(output, OutputManifest.read(output));
+        }
+        catch (final java.io.IOException ex)
+        {
+            err.println("ringflow: cannot read the output in " + output + ": " + ex);
+            return VERIFY_FAILED;
+        }
+        return VerifyOutputCommand.print(report, output, false, out, err) ? 0 : VERIFY_FAILED;
     }
 
     /**
