@@ -10,6 +10,7 @@ import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.RestartStrategy;
 import io.ringflow.engine.api.functions.CheckpointedFunction;
+import io.ringflow.engine.api.functions.CoProcessFunction;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
 import io.ringflow.engine.api.functions.OperatorListState;
@@ -24,6 +25,11 @@ import io.ringflow.engine.api.sink.file.FileCommittable;
 import io.ringflow.engine.api.sink.file.RecordEncoder;
 import io.ringflow.engine.api.sink.file.TransactionalFileSink;
 import io.ringflow.engine.api.source.GeneratorSource;
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
+import io.ringflow.state.checkpoint.StateHandle;
+import io.ringflow.state.checkpoint.StateOutput;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +38,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +46,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,8 +57,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The end-to-end exactly-once proof in the test tree: generator, keyBy, a running count per key (value state) and a
  * transactional file sink, with faults drawn from a seed (a user function throws, the synchronous snapshot throws, a
- * sink write throws, a pre-commit throws, a commit keeps failing past its retries, a checkpoint's state cannot be
- * written). The committed output must be exactly the failure-free output: every key's counts 1, 2, ..., n in order,
+ * sink write throws, a pre-commit throws, a commit keeps failing past its retries, a task thread's user code throws an
+ * Error, a state file cannot be written by the asynchronous flush, a checkpoint's metadata cannot be committed), on a
+ * line, a diamond and a two-input job whose inputs run at different speeds. The committed output must be exactly the failure-free output: every key's counts 1, 2, ..., n in order,
  * no gap, no duplicate. In at-least-once mode nothing may be lost; duplicates are counted.
  *
  * <p>The faults fire on record and call counts, never on time; how many checkpoints complete between them varies from
@@ -58,7 +67,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ExactlyOnceFileSinkTest
 {
-    private static final long RECORDS = 20_000;
+    private static final long RECORDS = 8_000;
+    /** Seeds per combination of mode, backend, parallelism and shape; {@code -Dringflow.faults.seeds=N} for more. */
+    private static final int SEEDS = Integer.getInteger("ringflow.faults.seeds", 3);
     private static final long KEYS = 37;
 
     enum Mode
@@ -71,7 +82,9 @@ class ExactlyOnceFileSinkTest
         /** source → keyBy → count → sink. */
         LINE,
         /** source split into two filtered paths, unioned back before the keyBy. */
-        DIAMOND
+        DIAMOND,
+        /** even and odd numbers from two sources at different speeds, keyed on both sides of a co-process count. */
+        TWO_INPUTS
     }
 
     static Stream<Arguments> cases()
@@ -84,10 +97,12 @@ class ExactlyOnceFileSinkTest
             {
                 for (final int parallelism : new int[] {1, 3})
                 {
-                    for (int i = 0; i < 2; i++)
+                    for (final Shape shape : Shape.values())
                     {
-                        cases.add(Arguments.of(seed++, mode, backend, parallelism,
-                            i == 0 ? Shape.LINE : Shape.DIAMOND));
+                        for (int i = 0; i < SEEDS; i++)
+                        {
+                            cases.add(Arguments.of(seed++, mode, backend, parallelism, shape));
+                        }
                     }
                 }
             }
@@ -121,8 +136,13 @@ class ExactlyOnceFileSinkTest
             final List<Long> counts = perKey.getOrDefault(key, List.of());
             if (mode == Mode.AT_LEAST_ONCE)
             {
-                // nothing lost: every count 1..n appears; replays may repeat some
-                assertThat(counts.stream().distinct().count()).as("key %d, %s", key, faults).isEqualTo(expected);
+                // nothing lost: every count 1..n appears. Replays may repeat some, and since barriers do not align,
+                // a restored count may already hold records the sources replay, so counts may go past n
+                final java.util.Set<Long> seen = new java.util.HashSet<>(counts);
+                for (long c = 1; c <= expected; c++)
+                {
+                    assertThat(seen).as("key %d, %s", key, faults).contains(c);
+                }
                 duplicates += counts.size() - expected;
                 continue;
             }
@@ -133,7 +153,11 @@ class ExactlyOnceFileSinkTest
             }
             assertThat(counts).as("key %d, %s", key, faults).isEqualTo(exact);
         }
-        assertThat(duplicates).isGreaterThanOrEqualTo(0);
+        if (mode == Mode.AT_LEAST_ONCE)
+        {
+            System.out.printf("seed %d, at-least-once: %d update(s) more than the failure-free run (records replayed into state or output), nothing lost%n", seed,
+                duplicates);
+        }
         try (Stream<Path> files = Files.list(output))
         {
             assertThat(files.map(p -> p.getFileName().toString()))
@@ -146,9 +170,17 @@ class ExactlyOnceFileSinkTest
     private static JobHandle build(final Mode mode, final TestBackends backend, final int parallelism,
         final Shape shape, final Path output, final Faults faults, final Path checkpoints)
     {
-        final CheckpointConfig.Builder checkpointing = CheckpointConfig.every(Duration.ofMillis(3))
-            .tolerableFailures(Integer.MAX_VALUE)
-            .directory(checkpoints);
+        final CheckpointConfig.Builder checkpointing;
+        try
+        {
+            checkpointing = CheckpointConfig.every(Duration.ofMillis(3))
+                .tolerableFailures(Integer.MAX_VALUE)
+                .storage(new FaultyStorage(new DirectoryCheckpointStorage(checkpoints), faults));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
         if (mode == Mode.UNALIGNED)
         {
             checkpointing.unaligned(true);
@@ -166,21 +198,43 @@ class ExactlyOnceFileSinkTest
             .ringSize(64)
             .build();
         final JobEnvironment env = JobEnvironment.create(config);
+        final DataStream<String> counts = shape == Shape.TWO_INPUTS ? twoInputCounts(env, faults, parallelism) :
+            oneInputCounts(env, faults, parallelism, shape);
+        counts.sinkTo(new FaultySink(TransactionalFileSink.forRecords(output, RecordEncoder.<String>textLines())
+                .maxPartBytes(4096).build(), faults))
+            .uid("sink")
+            .setParallelism(parallelism);
+        return env.execute("exactly-once-" + mode);
+    }
+
+    private static DataStream<String> oneInputCounts(final JobEnvironment env, final Faults faults,
+        final int parallelism, final Shape shape)
+    {
         final DataStream<Long> numbers = env.fromSource(
             GeneratorSource.bounded(RECORDS, Long.class, (i, nanos) -> i).withRate(100_000), "numbers")
             .uid("numbers");
         final DataStream<Long> keyedInput = shape == Shape.LINE ? numbers :
             numbers.filter(n -> n % 2 == 0).uid("even").union(numbers.filter(n -> n % 2 == 1).uid("odd"));
-        keyedInput.keyBy(n -> n % KEYS)
+        return keyedInput.keyBy(n -> n % KEYS)
             .process(() -> new CountPerKey(faults))
             .returns(String.class)
             .uid("count")
-            .setParallelism(parallelism)
-            .sinkTo(new FaultySink(TransactionalFileSink.forRecords(output, RecordEncoder.<String>textLines())
-                .maxPartBytes(4096).build(), faults))
-            .uid("sink")
             .setParallelism(parallelism);
-        return env.execute("exactly-once-" + mode);
+    }
+
+    /** Even numbers at 80,000/s against odd ones at 20,000/s: one input runs four times ahead of the other. */
+    private static DataStream<String> twoInputCounts(final JobEnvironment env, final Faults faults,
+        final int parallelism)
+    {
+        final DataStream<Long> evens = env.fromSource(GeneratorSource.bounded(RECORDS / 2, Long.class,
+            (i, nanos) -> 2 * i).withRate(80_000), "evens").uid("evens");
+        final DataStream<Long> odds = env.fromSource(GeneratorSource.bounded(RECORDS / 2, Long.class,
+            (i, nanos) -> 2 * i + 1).withRate(20_000), "odds").uid("odds");
+        return evens.keyBy(n -> n % KEYS).connect(odds.keyBy(n -> n % KEYS))
+            .process(() -> new CountBothInputs(faults))
+            .returns(String.class)
+            .uid("count")
+            .setParallelism(parallelism);
     }
 
     /** Faults drawn from a seed, each firing once, on counts of records or calls. */
@@ -192,6 +246,12 @@ class ExactlyOnceFileSinkTest
         final long sinkWriteAt;
         final long preCommitAt;
         final long commitAt;
+        final long errorAt;
+        final long stateWriteAt;
+        final long metadataWriteAt;
+        final AtomicLong errors = new AtomicLong();
+        final AtomicLong stateWrites = new AtomicLong();
+        final AtomicLong metadataWrites = new AtomicLong();
         final AtomicLong records = new AtomicLong();
         final AtomicLong snapshots = new AtomicLong();
         final AtomicLong writes = new AtomicLong();
@@ -210,6 +270,9 @@ class ExactlyOnceFileSinkTest
             sinkWriteAt = random.nextInt(3) == 0 ? -1 : random.nextLong(1, RECORDS);
             preCommitAt = random.nextInt(3) == 0 ? -1 : random.nextLong(1, 12);
             commitAt = random.nextInt(3) == 0 ? -1 : random.nextLong(1, 6);
+            errorAt = random.nextInt(3) == 0 ? -1 : random.nextLong(1, RECORDS);
+            stateWriteAt = random.nextInt(3) == 0 ? -1 : random.nextLong(1, 20);
+            metadataWriteAt = random.nextInt(3) == 0 ? -1 : random.nextLong(1, 8);
         }
 
         static Faults draw(final long seed)
@@ -230,7 +293,8 @@ class ExactlyOnceFileSinkTest
         {
             return "faults of seed " + seed + " (user function at record " + userFunctionAt + ", snapshot #" +
                 snapshotAt + ", sink write #" + sinkWriteAt + ", pre-commit #" + preCommitAt + ", commit #" +
-                commitAt + ")";
+                commitAt + ", error at record " + errorAt + ", state file #" + stateWriteAt + ", metadata #" +
+                metadataWriteAt + ")";
         }
     }
 
@@ -263,6 +327,11 @@ class ExactlyOnceFileSinkTest
         public void processElement(final Long value, final Context<Long> ctx, final Collector<String> out)
         {
             Faults.fire(faults.records, faults.userFunctionAt, "user function");
+            if (faults.errorAt > 0 && faults.errors.incrementAndGet() == faults.errorAt)
+            {
+                // an Error, not an Exception: what kills a thread (the task catches it and fails the attempt)
+                throw new AssertionError("injected fault: the task thread dies at record " + value);
+            }
             final long next = count.value() + 1;
             count.update(next);
             processed++;
@@ -274,6 +343,138 @@ class ExactlyOnceFileSinkTest
         {
             Faults.fire(faults.snapshots, faults.snapshotAt, "synchronous snapshot");
             processedState.update(List.of(processed));
+        }
+    }
+
+    /** Counts per key over both inputs of a keyed co-process function: one state per key, shared by the inputs. */
+    static final class CountBothInputs extends CoProcessFunction<Long, Long, String>
+    {
+        private final Faults faults;
+        private ValueState<Long> count;
+
+        CountBothInputs(final Faults faults)
+        {
+            this.faults = faults;
+        }
+
+        @Override
+        public void open(final RuntimeContext context)
+        {
+            count = context.getState(new ValueStateDescriptor<>("count", Long.class, 0L));
+        }
+
+        @Override
+        public void processElement1(final Long value, final Collector<String> out)
+        {
+            process(value, out);
+        }
+
+        @Override
+        public void processElement2(final Long value, final Collector<String> out)
+        {
+            process(value, out);
+        }
+
+        private void process(final Long value, final Collector<String> out)
+        {
+            Faults.fire(faults.records, faults.userFunctionAt, "user function");
+            final long next = count.value() + 1;
+            count.update(next);
+            out.collect(value % KEYS + "," + next);
+        }
+    }
+
+    /** Directory storage whose n-th state file, and n-th metadata commit, fail to be written. */
+    static final class FaultyStorage implements CheckpointStorage
+    {
+        private final DirectoryCheckpointStorage delegate;
+        private final Faults faults;
+
+        FaultyStorage(final DirectoryCheckpointStorage delegate, final Faults faults)
+        {
+            this.delegate = delegate;
+            this.faults = faults;
+        }
+
+        private void stateWrite() throws IOException
+        {
+            if (faults.stateWriteAt > 0 && faults.stateWrites.incrementAndGet() == faults.stateWriteAt)
+            {
+                throw new IOException("injected fault: the asynchronous flush of state file #" + faults.stateWriteAt);
+            }
+        }
+
+        @Override
+        public StateOutput createStateOutput(final long checkpointId, final String name) throws IOException
+        {
+            stateWrite();
+            return delegate.createStateOutput(checkpointId, name);
+        }
+
+        @Override
+        public StateOutput createSharedStateOutput(final long checkpointId, final String name) throws IOException
+        {
+            stateWrite();
+            return delegate.createSharedStateOutput(checkpointId, name);
+        }
+
+        @Override
+        public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
+        {
+            return delegate.readState(checkpointId, handle);
+        }
+
+        @Override
+        public void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
+            throws IOException
+        {
+            if (faults.metadataWriteAt > 0 && faults.metadataWrites.incrementAndGet() == faults.metadataWriteAt)
+            {
+                throw new IOException("injected fault: committing checkpoint " + metadata.checkpointId());
+            }
+            delegate.store(metadata, retained, pinned);
+        }
+
+        @Override
+        public void discardPending(final long checkpointId) throws IOException
+        {
+            delegate.discardPending(checkpointId);
+        }
+
+        @Override
+        public List<Long> discardIncomplete() throws IOException
+        {
+            return delegate.discardIncomplete();
+        }
+
+        @Override
+        public List<Long> checkpointIds() throws IOException
+        {
+            return delegate.checkpointIds();
+        }
+
+        @Override
+        public CheckpointMetadata load(final long checkpointId) throws IOException
+        {
+            return delegate.load(checkpointId);
+        }
+
+        @Override
+        public void discardAll() throws IOException
+        {
+            delegate.discardAll();
+        }
+
+        @Override
+        public String describe()
+        {
+            return "faulty " + delegate.describe();
+        }
+
+        @Override
+        public boolean isDurable()
+        {
+            return delegate.isDurable();
         }
     }
 

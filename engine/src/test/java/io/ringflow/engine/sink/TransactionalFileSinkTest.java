@@ -69,7 +69,7 @@ class TransactionalFileSinkTest
         sink.createCommitter(new Subtask(0, 1, "a1")).commit(committables.get(0), 7);
         assertThat(CommittedOutput.readLines(dir)).containsExactly("one", "two");
         assertThat(CommittedOutput.parts(dir)).extracting(p -> p.getFileName().toString())
-            .containsExactly("part-000000000007-00000-0000.txt");
+            .containsExactly("part-000000000007-00000-0000-a1.txt");
         assertThat(writer.preCommit(8)).as("nothing written since: no transaction").isEmpty();
         writer.close();
     }

@@ -197,6 +197,27 @@ class TwoPhaseCommitJobTest
     }
 
     @Test
+    void aRestartedSinksLastTransactionIsNamedByTheCheckpointThatHoldsIt() throws Exception
+    {
+        // checkpoints on demand only: the restarted attempt sees no barrier before its end of input, so its last
+        // transaction gets the id of the checkpoint it asks for, never one the first attempt already committed
+        final Path output = dir.resolve("out");
+        final AtomicBoolean armed = new AtomicBoolean();
+        final AtomicLong seen = new AtomicLong();
+        final JobHandle job = run(JobConfig.builder().restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+                .build(), GeneratorSource.bounded(30_000, Long.class, (i, nanos) -> i).withRate(30_000), output, armed,
+            seen);
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 1_000);
+        job.triggerCheckpoint().get(60, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(60)).until(() -> !CommittedOutput.parts(output).isEmpty());
+        armed.set(true);
+        assertThat(job.termination().get(60, TimeUnit.SECONDS)).as("%s", job.failureCause())
+            .isEqualTo(JobStatus.FINISHED);
+        assertExactlyOnce(output, 30_000);
+        job.close();
+    }
+
+    @Test
     void resumingFromAnEmptyDirectoryStartsFromScratch() throws Exception
     {
         final Path output = dir.resolve("out");

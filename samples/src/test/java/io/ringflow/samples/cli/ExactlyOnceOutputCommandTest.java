@@ -63,7 +63,7 @@ class ExactlyOnceOutputCommandTest
         assertThat(parts).as("several checkpoints committed parts").hasSizeGreaterThan(1);
 
         // a part committed twice under a later name: its updates are written twice
-        Files.copy(parts.get(0), output.resolve("part-999999999999-00000-0000"));
+        Files.copy(parts.get(0), output.resolve("part-999999999999-00000-0000-copy"));
         assertThat(run("verify-output", output.toString())).isEqualTo(1);
         assertThat(err.toString()).contains("0 updates lost").containsPattern("[1-9][0-9,]* written twice");
         assertThat(run("verify-output", "--allow-duplicates", output.toString())).isZero();

@@ -15,8 +15,8 @@ public interface TransactionalWriter<T, C> extends SinkWriter<T>
      * Ends the open transaction at a barrier: makes what it holds durable but not visible (flush, fsync), and
      * returns what commits it. Every record written before this call belongs to the transaction; none after.
      *
-     * @param checkpointId the checkpoint whose barrier passes, or, at end of input, the checkpoint that will hold the
-     *                     last transaction.
+     * @param checkpointId the checkpoint whose barrier passes (after end of input: the checkpoint the subtask took
+     *                     part in by itself to release its last transaction).
      * @return the committables of the transaction, in the order they must be committed; empty when nothing was
      *     written since the last pre-commit.
      * @throws Exception declines the checkpoint and fails the job attempt; the transaction is then aborted on

@@ -38,7 +38,8 @@ public final class TwoPhaseCommitSinkOperator extends StreamOperator
     private OperatorListState<PendingCommittable> state;
     private final List<Object> pending = new ArrayList<>();
     private final CodecBuffer buffer = CodecBuffer.growable(256);
-    private long lastBarrier;
+    /** Set at end of input until the next barrier pre-commits the last transaction. */
+    private boolean lastTransactionOpen;
     private boolean leftoversToAbort;
 
     /** @param sink the user's sink, shared by all subtasks; each subtask creates its own writer and committer. */
@@ -81,22 +82,23 @@ public final class TwoPhaseCommitSinkOperator extends StreamOperator
     @Override
     public void onBarrier(final long checkpointId) throws Exception
     {
-        lastBarrier = Math.max(lastBarrier, checkpointId);
         preCommit(checkpointId);
+        lastTransactionOpen = false;
         snapshotListener(checkpointId);
     }
 
     @Override
-    public void endInput() throws Exception
+    public void endInput()
     {
-        // the checkpoint that will hold the last transaction has an id above every barrier seen
-        preCommit(lastBarrier + 1);
+        // the last transaction is pre-committed by the checkpoint the task asks for next: at its onBarrier, with
+        // that checkpoint's id (a guessed id could repeat one of an earlier attempt)
+        lastTransactionOpen = true;
     }
 
     @Override
     public boolean holdsUncommittedOutput()
     {
-        return !pending.isEmpty() || leftoversToAbort;
+        return lastTransactionOpen || !pending.isEmpty() || leftoversToAbort;
     }
 
     @Override

@@ -33,7 +33,7 @@ import java.util.zip.CRC32C;
  *   <li>a part is rolled when it reaches the size limit, when it is older than the age limit (checked as records
  *   arrive), and at every checkpoint barrier: flushed, fsync'ed and renamed to {@code .pending} (pre-commit);</li>
  *   <li>when its checkpoint completes it is renamed, atomically, to
- *   {@code part-<checkpoint>-<subtask>-<index><suffix>} (commit), and the directory is fsync'ed.</li>
+ *   {@code part-<checkpoint>-<subtask>-<index>-<attempt><suffix>} (commit), and the directory is fsync'ed.</li>
  * </ol>
  * Committed names sort in commit order (checkpoint, then subtask, then roll order), so reading the committed parts
  * by name gives every key's records in the order the job emitted them; {@link CommittedOutput} does that. Hidden
@@ -265,8 +265,11 @@ public final class TransactionalFileSink<T> implements TwoPhaseCommitSink<T, Fil
             final List<FileCommittable> rolled = new ArrayList<>(rolledPending.size());
             for (int i = 0; i < rolledPending.size(); i++)
             {
-                rolled.add(new FileCommittable(rolledPending.get(i), String.format("%s%012d-%s-%04d%s", PART_PREFIX,
-                    checkpointId, subtask, i, sink.suffix), rolledLengths.get(i), rolledCrcs.get(i)));
+                // the attempt's id makes the name unique even where checkpoint ids repeat (a new run with in-memory
+                // checkpoints writing into the same directory)
+                rolled.add(new FileCommittable(rolledPending.get(i), String.format("%s%012d-%s-%04d-%s%s",
+                    PART_PREFIX, checkpointId, subtask, i, attemptId, sink.suffix), rolledLengths.get(i),
+                    rolledCrcs.get(i)));
             }
             rolledPending.clear();
             rolledLengths.clear();
