@@ -144,12 +144,48 @@ public class PageViewThroughputBenchmark
     @Param({"true"})
     public boolean specializeChains;
 
+    /**
+     * Where the counts go: CHECKING (in memory, every app's final count and number of updates checked) or FILE (the
+     * exactly-once {@code TransactionalFileSink}, length-prefixed records in a fresh temporary directory per
+     * invocation; the committed bytes are checked to hold exactly one record per view).
+     */
+    @Param({"CHECKING"})
+    public String sink;
+
     /** Page views per invocation; must equal JMH's operations per invocation. */
     @Param({"" + DEFAULT_RECORDS})
     public int records;
 
     private JobConfig config;
     private RecordGenerator<PageView> generator;
+    private java.nio.file.Path output;
+
+    /** A fresh output directory for the FILE sink, outside the measured time. */
+    @Setup(Level.Invocation)
+    public void createOutput() throws java.io.IOException
+    {
+        if ("FILE".equals(sink))
+        {
+            output = java.nio.file.Files.createTempDirectory("ringflow-bench-output");
+        }
+    }
+
+    /** Deletes the FILE sink's output, outside the measured time. */
+    @org.openjdk.jmh.annotations.TearDown(Level.Invocation)
+    public void deleteOutput() throws java.io.IOException
+    {
+        if (output != null)
+        {
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(output))
+            {
+                for (final java.nio.file.Path file : files.sorted(java.util.Comparator.reverseOrder()).toList())
+                {
+                    java.nio.file.Files.delete(file);
+                }
+            }
+            output = null;
+        }
+    }
 
     /**
      * @param params injected by JMH, to check the operations per invocation.
@@ -193,22 +229,58 @@ public class PageViewThroughputBenchmark
     @OperationsPerInvocation(DEFAULT_RECORDS)
     public long pageViewJob() throws Exception
     {
-        final AppCountCheckingSink sink = new AppCountCheckingSink(keys);
+        final boolean toFile = "FILE".equals(sink);
+        final AppCountCheckingSink checking = toFile ? null : new AppCountCheckingSink(keys);
         final JobEnvironment env = JobEnvironment.create(config);
         final io.ringflow.engine.api.source.Source<PageView> views =
             GeneratorSource.bounded(records, PageView.class, generator);
         // with checkpoints, the source ends only after one completed: a short run cannot end before any did
-        env.fromSource(checkpointIntervalMs > 0 ? new EndAfterCheckpointSource<>(views, 1) : views, "views")
-            .keyBy(PageView::appId)
-            .process(boxedState ? PageViews.BoxedCountPerApp::new : CountPerApp::new).name("count")
-            .sinkTo(sink).name("sink");
+        final io.ringflow.engine.api.DataStream<PageViews.AppCount> counts =
+            env.fromSource(checkpointIntervalMs > 0 ? new EndAfterCheckpointSource<>(views, 1) : views, "views")
+                .keyBy(PageView::appId)
+                .process(boxedState ? PageViews.BoxedCountPerApp::new : CountPerApp::new).name("count");
+        if (toFile)
+        {
+            counts.sinkTo(io.ringflow.engine.api.sink.file.TransactionalFileSink.forRecords(output,
+                io.ringflow.engine.api.sink.file.RecordEncoder.lengthPrefixed(
+                    PageViews.AppCount.class)).build()).name("sink");
+        }
+        else
+        {
+            counts.sinkTo(checking).name("sink");
+        }
         final int checkpoints = BenchSupport.runToCompletionCountingCheckpoints(env, "page-view-throughput");
-        sink.verify(records);
+        if (toFile)
+        {
+            verifyCommittedRecords(output, records);
+        }
+        else
+        {
+            checking.verify(records);
+        }
         if (checkpointIntervalMs > 0 && checkpoints == 0)
         {
             throw new IllegalStateException("no checkpoint completed during the run: the figure would measure a " +
                 "run without checkpoints");
         }
-        return sink.received();
+        return records;
+    }
+
+    /** An AppCount of two longs: a 4-byte length and 16 bytes, per record. */
+    private static final long COMMITTED_RECORD_BYTES = 4 + 16;
+
+    private static void verifyCommittedRecords(final java.nio.file.Path output, final long records)
+        throws java.io.IOException
+    {
+        long bytes = 0;
+        for (final java.nio.file.Path part : io.ringflow.engine.api.sink.file.CommittedOutput.parts(output))
+        {
+            bytes += java.nio.file.Files.size(part);
+        }
+        if (bytes != records * COMMITTED_RECORD_BYTES)
+        {
+            throw new IllegalStateException("the file sink committed " + bytes + " bytes, " +
+                records * COMMITTED_RECORD_BYTES + " expected for " + records + " records");
+        }
     }
 }

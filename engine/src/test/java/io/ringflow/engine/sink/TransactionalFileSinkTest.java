@@ -147,10 +147,13 @@ class TransactionalFileSinkTest
         final TransactionalFileSink<String> sink = TransactionalFileSink.forRecords(dir,
             RecordEncoder.<String>textLines()).maxPartAge(Duration.ofNanos(1)).build();
         final TransactionalWriter<String, FileCommittable> writer = sink.createWriter(new Subtask(0, 1, "a1"));
-        writer.write("a");
-        writer.write("b");
-        // every part is older than a nanosecond when the next record arrives: one part per record
-        assertThat(writer.preCommit(1)).hasSize(2);
+        for (int i = 0; i < 200; i++)
+        {
+            writer.write("r" + i);
+        }
+        // the age is checked every 64 records (a clock read per record would cost more than the write): every part
+        // is older than a nanosecond by then, so a part is rolled every 64 records, and the rest at the pre-commit
+        assertThat(writer.preCommit(1)).hasSize(4);
         writer.close();
     }
 
@@ -182,8 +185,15 @@ class TransactionalFileSinkTest
         final TransactionalFileSink<Reading> sink = TransactionalFileSink.forRecords(dir,
             RecordEncoder.lengthPrefixed(Reading.class)).build();
         final TransactionalWriter<Reading, FileCommittable> writer = sink.createWriter(new Subtask(0, 1, "a1"));
-        final List<Reading> readings = List.of(new Reading(1, 20.5, "C"), new Reading(2, -3.25, "ÅngströmΩ"),
-            new Reading(Long.MAX_VALUE, Double.NaN, ""));
+        final List<Reading> readings = new ArrayList<>(List.of(new Reading(1, 20.5, "C"),
+            new Reading(2, -3.25, "ÅngströmΩ"), new Reading(Long.MAX_VALUE, Double.NaN, "")));
+        // enough records to fill the part's buffer several times, one larger than the buffer, and more after it
+        for (int i = 0; i < 10_000; i++)
+        {
+            readings.add(new Reading(i, i / 7.0, "unit-" + i));
+        }
+        readings.add(new Reading(-1, 0, "x".repeat(200_000)));
+        readings.add(new Reading(-2, 1, "after the large one"));
         for (final Reading reading : readings)
         {
             writer.write(reading);

@@ -433,16 +433,32 @@ public final class PageViewCommand implements Callable<Integer>
         long lastCheckpointShown = -1;
         long nextTick = start + SECOND;
         boolean interrupted = false;
+        boolean firstReported = false;
         while (true)
         {
+            if (!firstReported && job.recordsReceived() > 0)
+            {
+                // how long a (re)started JVM takes to do useful work: start-up, restore and the first view
+                firstReported = true;
+                out.printf(Locale.ROOT, "first update reached the sink %,d ms after the JVM started%n",
+                    System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean()
+                        .getStartTime());
+                out.flush();
+            }
             try
             {
-                handle.termination().get(Math.max(0, nextTick - System.nanoTime()), TimeUnit.NANOSECONDS);
+                // until the first update, look every millisecond so its time is exact; then once a second
+                handle.termination().get(Math.max(0, firstReported ? nextTick - System.nanoTime() :
+                    Math.min(nextTick - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1))), TimeUnit.NANOSECONDS);
                 break;
             }
             catch (final TimeoutException secondPassed)
             {
-                // report below
+                if (System.nanoTime() < nextTick)
+                {
+                    // a millisecond look for the first update, not a second's report
+                    continue;
+                }
             }
             catch (final InterruptedException ex)
             {

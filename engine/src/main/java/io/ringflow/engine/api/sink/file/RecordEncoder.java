@@ -1,7 +1,6 @@
 package io.ringflow.engine.api.sink.file;
 
 import io.ringflow.state.codec.Codec;
-import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 
 import java.io.IOException;
@@ -57,22 +56,6 @@ public interface RecordEncoder<T>
      */
     static <T> RecordEncoder<T> lengthPrefixed(final Codec<T> codec)
     {
-        Objects.requireNonNull(codec, "codec");
-        // one buffer per task thread: the encoder is shared by the sink's subtasks
-        final ThreadLocal<CodecBuffer> buffers = ThreadLocal.withInitial(() -> CodecBuffer.growable(256));
-        return (record, out) ->
-        {
-            final CodecBuffer buffer = buffers.get();
-            final int length = codec.encode(record, buffer, 0);
-            if (buffer.overflowed())
-            {
-                throw new IOException("a record encodes to more than a buffer can hold: " + record.getClass());
-            }
-            out.write(length >>> 24);
-            out.write(length >>> 16);
-            out.write(length >>> 8);
-            out.write(length);
-            buffer.writeTo(0, length, out);
-        };
+        return new LengthPrefixedEncoder<>(Objects.requireNonNull(codec, "codec"));
     }
 }

@@ -1,0 +1,239 @@
+package io.ringflow.bench;
+
+import io.ringflow.bench.PageViews.PageView;
+import io.ringflow.bench.PageViews.TimedAppCount;
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.RestartStrategy;
+import io.ringflow.engine.api.functions.Collector;
+import io.ringflow.engine.api.functions.KeyedProcessFunction;
+import io.ringflow.engine.api.functions.RuntimeContext;
+import io.ringflow.engine.api.sink.file.CommittedOutput;
+import io.ringflow.engine.api.sink.file.RecordEncoder;
+import io.ringflow.engine.api.sink.file.TransactionalFileSink;
+import io.ringflow.engine.api.source.GeneratorSource;
+import io.ringflow.state.chronicle.ChronicleStateConfig;
+import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.LongValueState;
+import io.ringflow.state.keyed.ValueStateDescriptor;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * What exactly-once output costs in time, on the page-view job writing every update to the
+ * {@link TransactionalFileSink} (default backend and idle strategy, checkpoints to a directory):
+ * <ul>
+ *   <li><b>visibility</b>: at a fixed rate, a reader thread polls the committed parts every millisecond and records,
+ *   for each update, the time from the view's due time to the moment its part was seen committed (readable);</li>
+ *   <li><b>recovery</b>: the count throws every few seconds; the time from the throw to the first view counted by the
+ *   restarted attempt (restore from the directory included), against the number of keys in state.</li>
+ * </ul>
+ * Usage: {@code java -cp benchmarks.jar io.ringflow.bench.ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS} or
+ * {@code ... recovery RATE KEYS FAILURES}. A plain {@code main}: both are distributions over one long run.
+ */
+public final class ExactlyOnceHarness
+{
+    private ExactlyOnceHarness()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final PrintStream out = System.out;
+        if (args.length == 4 && "visibility".equals(args[0]))
+        {
+            visibility(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
+        }
+        else if (args.length == 4 && "recovery".equals(args[0]))
+        {
+            recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
+        }
+        else
+        {
+            System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
+                "recovery RATE KEYS FAILURES");
+            System.exit(2);
+        }
+    }
+
+    /** Counts per app and emits the count with the view's due time; can be made to throw, and notes its first view. */
+    static final class Count extends KeyedProcessFunction<Long, PageView, TimedAppCount>
+    {
+        private final AtomicBoolean armed;
+        private final AtomicLong firstViewNanos;
+        private LongValueState count;
+        private boolean seenOne;
+
+        Count(final AtomicBoolean armed, final AtomicLong firstViewNanos)
+        {
+            this.armed = armed;
+            this.firstViewNanos = firstViewNanos;
+        }
+
+        @Override
+        public void open(final RuntimeContext context)
+        {
+            count = context.getLongState(new ValueStateDescriptor<>("count", Long.class, 0L));
+        }
+
+        @Override
+        public void processElement(final PageView view, final Context<Long> ctx, final Collector<TimedAppCount> out)
+        {
+            if (!seenOne)
+            {
+                seenOne = true;
+                firstViewNanos.compareAndSet(0, System.nanoTime());
+            }
+            if (armed.get() && armed.compareAndSet(true, false))
+            {
+                throw new IllegalStateException("injected failure");
+            }
+            out.collect(new TimedAppCount(view.appId(), count.add(1), view.timestamp()));
+        }
+    }
+
+    private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
+        final AtomicBoolean armed, final AtomicLong firstView) throws Exception
+    {
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
+                .withExpectedEntriesPerState(Math.max(1_000, keys))))
+            .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs)).directory(dir.resolve("checkpoints"))
+                .build())
+            .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO))
+            .build());
+        env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
+            .keyBy(PageView::appId)
+            .process(() -> new Count(armed, firstView)).name("count")
+            .sinkTo(TransactionalFileSink.forRecords(dir.resolve("out"),
+                RecordEncoder.lengthPrefixed(TimedAppCount.class)).build()).name("file");
+        return env.execute("exactly-once-harness");
+    }
+
+    static void visibility(final long rate, final int intervalMs, final int seconds, final PrintStream out)
+        throws Exception
+    {
+        final Path dir = Files.createTempDirectory("ringflow-visibility");
+        final Histogram visible = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        final Codec<TimedAppCount> codec = CodecRegistry.withBuiltIns().codecFor(TimedAppCount.class);
+        final JobHandle job = start(rate, 1_000, intervalMs, dir, new AtomicBoolean(), new AtomicLong());
+        final Set<Path> read = new HashSet<>();
+        final long warmUpEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        final long end = warmUpEnd + TimeUnit.SECONDS.toNanos(seconds);
+        long updates = 0;
+        while (System.nanoTime() < end)
+        {
+            final Path output = dir.resolve("out");
+            final List<Path> parts = Files.isDirectory(output) ? CommittedOutput.parts(output) : List.of();
+            final long seenNanos = System.nanoTime();
+            for (final Path part : parts)
+            {
+                if (read.add(part))
+                {
+                    final long[] counted = new long[1];
+                    readPart(part, codec, update ->
+                    {
+                        if (update.timestamp() >= warmUpEnd)
+                        {
+                            visible.recordValue(Math.max(0, seenNanos - update.timestamp()));
+                            counted[0]++;
+                        }
+                    });
+                    updates += counted[0];
+                }
+            }
+            Thread.sleep(1);
+        }
+        job.cancel();
+        job.termination().get(1, TimeUnit.MINUTES);
+        job.close();
+        out.printf(Locale.ROOT, "visibility, %,d views/s, checkpoints every %d ms, %d s after a 5 s warm-up: " +
+                "%,d updates; due time to committed and seen, ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f%n", rate,
+            intervalMs, seconds, updates, visible.getValueAtPercentile(50) / 1e6,
+            visible.getValueAtPercentile(90) / 1e6, visible.getValueAtPercentile(99) / 1e6,
+            visible.getMaxValue() / 1e6);
+        delete(dir);
+    }
+
+    private static void readPart(final Path part, final Codec<TimedAppCount> codec,
+        final java.util.function.Consumer<TimedAppCount> action) throws java.io.IOException
+    {
+        final byte[] bytes = Files.readAllBytes(part);
+        final io.ringflow.state.codec.CodecBuffer buffer = io.ringflow.state.codec.CodecBuffer.wrap(bytes);
+        int at = 0;
+        while (at + 4 <= bytes.length)
+        {
+            final int length = (bytes[at] & 0xff) << 24 | (bytes[at + 1] & 0xff) << 16 | (bytes[at + 2] & 0xff) << 8 |
+                bytes[at + 3] & 0xff;
+            action.accept(codec.decode(buffer, at + 4, length));
+            at += 4 + length;
+        }
+    }
+
+    static void recovery(final long rate, final int keys, final int failures, final PrintStream out)
+        throws Exception
+    {
+        final Path dir = Files.createTempDirectory("ringflow-recovery");
+        final AtomicBoolean armed = new AtomicBoolean();
+        final AtomicLong firstView = new AtomicLong();
+        final JobHandle job = start(rate, keys, 100, dir, armed, firstView);
+        // every key in state before the first failure: at the rate, all keys are seen within keys / rate seconds
+        Thread.sleep(TimeUnit.SECONDS.toMillis(5) + keys * 1_000L / rate);
+        final List<Long> recoveries = new ArrayList<>();
+        long stateBytes = 0;
+        for (int f = 0; f < failures; f++)
+        {
+            final long restartsBefore = job.mxBean().getRestartCount();
+            stateBytes = job.mxBean().getLastCheckpointStateBytes();
+            firstView.set(0);
+            final long failedAt = System.nanoTime();
+            armed.set(true);
+            final long deadline = failedAt + TimeUnit.MINUTES.toNanos(2);
+            while ((job.mxBean().getRestartCount() == restartsBefore || firstView.get() == 0 ||
+                firstView.get() < failedAt) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            recoveries.add(firstView.get() - failedAt);
+            Thread.sleep(3_000);
+        }
+        job.cancel();
+        job.termination().get(1, TimeUnit.MINUTES);
+        job.close();
+        recoveries.sort(Comparator.naturalOrder());
+        out.printf(Locale.ROOT, "recovery, %,d keys (%,d B of state in the last checkpoint), %,d views/s, %d " +
+                "failures: failure to first view counted again, ms: median %.1f  min %.1f  max %.1f  all %s%n", keys,
+            stateBytes, rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,
+            recoveries.get(recoveries.size() - 1) / 1e6,
+            recoveries.stream().map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList());
+        delete(dir);
+    }
+
+    private static void delete(final Path dir) throws java.io.IOException
+    {
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+}
