@@ -218,6 +218,76 @@ class TwoPhaseCommitJobTest
     }
 
     @Test
+    void aCheckpointWhoseTransactionalSinkIsGoneIsRefusedOrItsTransactionsAbortedWithAWarning() throws Exception
+    {
+        final Path output = dir.resolve("out");
+        final Path checkpoints = dir.resolve("checkpoints");
+        final AtomicLong seen = new AtomicLong();
+        final JobConfig config = JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofDays(1))
+            .directory(checkpoints).build()).build();
+        final JobHandle first = run(config, GeneratorSource.bounded(100_000, Long.class, (i, nanos) -> i)
+            .withRate(20_000), output, new AtomicBoolean(), seen);
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 1_000);
+        final CompletedCheckpoint checkpoint = first.triggerCheckpoint().get(60, TimeUnit.SECONDS);
+        first.cancel();
+        first.termination().get(60, TimeUnit.SECONDS);
+        first.close();
+        final Path folder = checkpoints.resolve("chk-" + checkpoint.checkpointId());
+
+        // the same job without its file sink (uid "sink")
+        final java.util.function.Function<JobConfig, JobHandle> withoutSink = c ->
+        {
+            final JobEnvironment env = JobEnvironment.create(c);
+            env.fromSource(GeneratorSource.bounded(100_000, Long.class, (i, nanos) -> i), "numbers").uid("numbers")
+                .keyBy(n -> n % KEYS)
+                .process(() -> new Count(new AtomicBoolean(), new AtomicLong())).returns(String.class).uid("count")
+                .setParallelism(2)
+                .sinkTo(new io.ringflow.engine.api.sink.DiscardSink<>()).uid("discard").setParallelism(2);
+            return env.execute("two-phase-commit-without-its-sink");
+        };
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> withoutSink.apply(JobConfig.builder()
+                .restoreFrom(folder).build()))
+            .isInstanceOf(io.ringflow.engine.api.InvalidJobException.class).hasMessageContaining("sink");
+
+        final java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
+            io.ringflow.engine.runtime.recovery.StateRestorer.class.getName());
+        final java.util.logging.Handler handler = new java.util.logging.Handler()
+        {
+            @Override
+            public void publish(final java.util.logging.LogRecord record)
+            {
+                warnings.add(record.getMessage());
+            }
+
+            @Override
+            public void flush()
+            {
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        logger.addHandler(handler);
+        try
+        {
+            final JobHandle second = withoutSink.apply(JobConfig.builder().restoreFrom(folder)
+                .allowNonRestoredState(true).build());
+            assertThat(second.termination().get(60, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
+            second.close();
+        }
+        finally
+        {
+            logger.removeHandler(handler);
+        }
+        assertThat(warnings).anySatisfy(w -> assertThat(w).contains("uid 'sink'")
+            .containsPattern("holds [1-9][0-9]* pre-committed transaction\\(s\\) of a transactional sink")
+            .contains("aborted: never committed"));
+    }
+
+    @Test
     void resumingFromAnEmptyDirectoryStartsFromScratch() throws Exception
     {
         final Path output = dir.resolve("out");
