@@ -110,7 +110,7 @@ public final class OperatorStateStore implements StateInitializationContext
      *
      * @return the encoded snapshot.
      */
-    byte[] snapshot()
+    public byte[] snapshot()
     {
         try
         {
