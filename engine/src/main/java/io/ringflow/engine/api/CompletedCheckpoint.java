@@ -22,6 +22,28 @@ public record CompletedCheckpoint(
     List<SubtaskCheckpointStats> subtasks,
     boolean savepoint)
 {
+    /** @return the longest synchronous part (the capture at the barrier) of any task, ns. */
+    public long maxSyncNanos()
+    {
+        long max = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            max = Math.max(max, stats.syncDurationNanos());
+        }
+        return max;
+    }
+
+    /** @return the longest asynchronous part (writing the snapshot) of any task, ns. */
+    public long maxAsyncNanos()
+    {
+        long max = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            max = Math.max(max, stats.asyncDurationNanos());
+        }
+        return max;
+    }
+
     /** @return the longest alignment of any task, ns. */
     public long maxAlignmentNanos()
     {

@@ -55,6 +55,16 @@ public interface JobHandle extends AutoCloseable
     java.util.List<CompletedCheckpoint> completedCheckpoints();
 
     /**
+     * Registers a listener told of every checkpoint and savepoint the job completes from now on (over restarts too),
+     * with its statistics: how an application keeps a distribution of checkpoint durations. Called on the thread
+     * that completed the checkpoint (a task thread or the checkpoint I/O thread), after its commit: keep it short and
+     * never block. An exception it throws is logged and ignored.
+     *
+     * @param listener the listener.
+     */
+    void onCheckpointCompleted(java.util.function.Consumer<CompletedCheckpoint> listener);
+
+    /**
      * Takes a savepoint: a checkpoint that is always aligned (it holds no in-flight records, so it can be restored into
      * a changed job or at another parallelism), marked as a savepoint in its metadata, never pruned by retention and
      * never deleted when the job is cancelled. Restore it with {@code JobConfig.restoreFrom}.

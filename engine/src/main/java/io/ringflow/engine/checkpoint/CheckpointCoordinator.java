@@ -109,6 +109,8 @@ public final class CheckpointCoordinator implements CheckpointGateway
     private final List<Long> abortedAtStop = new ArrayList<>();
     private int consecutiveFailures;
     private boolean stopped;
+    /** Told of every completed checkpoint, on the thread that completed it; set before the job starts. */
+    private volatile java.util.function.Consumer<CompletedCheckpoint> completionListener = done -> { };
 
     /**
      * @param job             the job attempt.
@@ -205,6 +207,15 @@ public final class CheckpointCoordinator implements CheckpointGateway
             abandoned = List.copyOf(abortedAtStop);
         }
         committer.finish(cancelled && config != null && !config.retainOnCancel(), abandoned);
+    }
+
+    /**
+     * @param listener told of every checkpoint and savepoint completed from now on, with its statistics, on the
+     *                 thread that completed it (an acknowledging task or the checkpoint I/O thread): keep it short.
+     */
+    public void onCompleted(final java.util.function.Consumer<CompletedCheckpoint> listener)
+    {
+        completionListener = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     @Override
@@ -591,6 +602,14 @@ public final class CheckpointCoordinator implements CheckpointGateway
             if (notify)
             {
                 job.notifyCheckpointComplete(done.checkpointId());
+            }
+            try
+            {
+                completionListener.accept(done);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(Level.WARNING, "a checkpoint listener of job '" + job.jobName() + "' threw", ex);
             }
             p.future.complete(done);
             startWaiting();

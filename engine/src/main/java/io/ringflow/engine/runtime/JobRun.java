@@ -58,6 +58,9 @@ public final class JobRun implements JobHandle
     /** Whether {@link #current} ended and its completions are in {@link #earlierCompletions}; guarded by the lock. */
     private boolean currentCounted;
     private final ArrayDeque<CompletedCheckpoint> earlierCheckpoints = new ArrayDeque<>();
+    /** Told of every completed checkpoint of every attempt; added to from any thread. */
+    private final java.util.List<java.util.function.Consumer<CompletedCheckpoint>> checkpointListeners =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
     private ScheduledExecutorService restartTimer;
     private volatile JobAttempt current;
     private volatile JobStatus status = JobStatus.RUNNING;
@@ -124,6 +127,13 @@ public final class JobRun implements JobHandle
     private void launch(final JobAttempt attempt)
     {
         attemptStartNanos = System.nanoTime();
+        attempt.onCheckpointCompleted(done ->
+        {
+            for (final java.util.function.Consumer<CompletedCheckpoint> listener : checkpointListeners)
+            {
+                listener.accept(done);
+            }
+        });
         // wired before the threads start: an attempt whose start fails still ends through its termination future
         attempt.termination().whenComplete((finalStatus, ignored) -> attemptEnded(attempt, finalStatus));
         try
@@ -334,6 +344,12 @@ public final class JobRun implements JobHandle
     {
         final JobAttempt attempt = runningAttempt();
         return attempt == null ? refusedWhileRestarting("checkpoint") : attempt.triggerCheckpoint();
+    }
+
+    @Override
+    public void onCheckpointCompleted(final java.util.function.Consumer<CompletedCheckpoint> listener)
+    {
+        checkpointListeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
     @Override

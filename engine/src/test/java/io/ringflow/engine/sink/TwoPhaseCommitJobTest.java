@@ -148,22 +148,23 @@ class TwoPhaseCommitJobTest
         final AtomicLong seen = new AtomicLong();
         final JobConfig config = JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofMillis(20))
             .directory(dir.resolve("checkpoints")).build()).build();
-        final JobHandle first = run(config, GeneratorSource.bounded(50_000, Long.class, (i, nanos) -> i)
+        // at this rate the source would need 20 s to end: the savepoint always comes first
+        final JobHandle first = run(config, GeneratorSource.bounded(1_000_000, Long.class, (i, nanos) -> i)
             .withRate(50_000), output, new AtomicBoolean(), seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 1_000);
         final CompletedCheckpoint savepoint = first.stopWithSavepoint().get(60, TimeUnit.SECONDS);
         first.termination().get(60, TimeUnit.SECONDS);
         final long cut = savepoint.sourcePositions().get("numbers").get(0);
-        assertThat(cut).isBetween(1L, 49_999L);
+        assertThat(cut).isBetween(1L, 999_999L);
         // everything before the savepoint's cut is committed when the job has stopped, nothing after it
         assertExactlyOnce(output, cut);
         first.close();
 
         final JobHandle second = run(config.toBuilder().restoreFrom(dir.resolve("checkpoints").resolve("chk-" + savepoint.checkpointId())).build(),
-            GeneratorSource.bounded(50_000, Long.class, (i, nanos) -> i), output, new AtomicBoolean(),
+            GeneratorSource.bounded(1_000_000, Long.class, (i, nanos) -> i), output, new AtomicBoolean(),
             new AtomicLong());
-        assertThat(second.termination().get(60, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
-        assertExactlyOnce(output, 50_000);
+        assertThat(second.termination().get(120, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
+        assertExactlyOnce(output, 1_000_000);
         assertThat(hiddenParts(output)).isEmpty();
         second.close();
     }
@@ -177,7 +178,8 @@ class TwoPhaseCommitJobTest
         final AtomicLong seen = new AtomicLong();
         final JobConfig config = JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofMillis(10))
             .directory(checkpoints).build()).restartStrategy(RestartStrategy.none()).build();
-        final JobHandle crashed = run(config, GeneratorSource.bounded(40_000, Long.class, (i, nanos) -> i)
+        // at this rate the source would need 25 s to end: the armed failure always comes first
+        final JobHandle crashed = run(config, GeneratorSource.bounded(1_000_000, Long.class, (i, nanos) -> i)
             .withRate(40_000), output, armed, seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 1_000);
         crashed.triggerCheckpoint().get(60, TimeUnit.SECONDS);
@@ -188,10 +190,10 @@ class TwoPhaseCommitJobTest
         Files.createDirectories(checkpoints.resolve("chk-100000"));
 
         final JobHandle resumed = run(config.toBuilder().resumeFrom(checkpoints).build(),
-            GeneratorSource.bounded(40_000, Long.class, (i, nanos) -> i), output, new AtomicBoolean(),
+            GeneratorSource.bounded(1_000_000, Long.class, (i, nanos) -> i), output, new AtomicBoolean(),
             new AtomicLong());
-        assertThat(resumed.termination().get(60, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
-        assertExactlyOnce(output, 40_000);
+        assertThat(resumed.termination().get(120, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
+        assertExactlyOnce(output, 1_000_000);
         assertThat(hiddenParts(output)).as("the failed attempt's transactions were aborted").isEmpty();
         resumed.close();
     }
@@ -225,7 +227,7 @@ class TwoPhaseCommitJobTest
         final AtomicLong seen = new AtomicLong();
         final JobConfig config = JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofDays(1))
             .directory(checkpoints).build()).build();
-        final JobHandle first = run(config, GeneratorSource.bounded(100_000, Long.class, (i, nanos) -> i)
+        final JobHandle first = run(config, GeneratorSource.bounded(1_000_000, Long.class, (i, nanos) -> i)
             .withRate(20_000), output, new AtomicBoolean(), seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 1_000);
         final CompletedCheckpoint checkpoint = first.triggerCheckpoint().get(60, TimeUnit.SECONDS);
@@ -238,7 +240,7 @@ class TwoPhaseCommitJobTest
         final java.util.function.Function<JobConfig, JobHandle> withoutSink = c ->
         {
             final JobEnvironment env = JobEnvironment.create(c);
-            env.fromSource(GeneratorSource.bounded(100_000, Long.class, (i, nanos) -> i), "numbers").uid("numbers")
+            env.fromSource(GeneratorSource.bounded(1_000_000, Long.class, (i, nanos) -> i), "numbers").uid("numbers")
                 .keyBy(n -> n % KEYS)
                 .process(() -> new Count(new AtomicBoolean(), new AtomicLong())).returns(String.class).uid("count")
                 .setParallelism(2)
@@ -275,7 +277,7 @@ class TwoPhaseCommitJobTest
         {
             final JobHandle second = withoutSink.apply(JobConfig.builder().restoreFrom(folder)
                 .allowNonRestoredState(true).build());
-            assertThat(second.termination().get(60, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
+            assertThat(second.termination().get(120, TimeUnit.SECONDS)).isEqualTo(JobStatus.FINISHED);
             second.close();
         }
         finally

@@ -196,6 +196,9 @@ public final class PageViewCommand implements Callable<Integer>
      * @return 0 when the totals verified, 1 when the job failed or was cancelled, 3 when the totals differ.
      * @throws ParameterException for invalid options (exit code 2).
      */
+    /** Durations of the checkpoints completed during the run (after the warm-up, if any); null without checkpoints. */
+    private CheckpointDurations checkpointDurations;
+
     @Override
     public Integer call()
     {
@@ -244,6 +247,11 @@ public final class PageViewCommand implements Callable<Integer>
             return 1;
         }
 
+        if (checkpointIntervalMs > 0)
+        {
+            checkpointDurations = new CheckpointDurations(System.currentTimeMillis() + warmupSeconds * 1_000);
+            handle.onCheckpointCompleted(checkpointDurations::record);
+        }
         final CountDownLatch reported = new CountDownLatch(1);
         final Thread ctrlC = new Thread(() -> stopOnShutdown(job, handle, reported, err), "ringflow-shutdown");
         Runtime.getRuntime().addShutdownHook(ctrlC);
@@ -582,6 +590,10 @@ public final class PageViewCommand implements Callable<Integer>
                     steady.latencies().getTotalCount());
             }
         }
+        if (checkpointDurations != null)
+        {
+            checkpointDurations.print(warmupSeconds, out);
+        }
         printTotals(result.counts(), out);
 
         if (result.verified())
@@ -722,6 +734,53 @@ public final class PageViewCommand implements Callable<Integer>
      * @param records       records received after it.
      * @param nanos         time from the end of the warm-up to the end of the run.
      */
+    /**
+     * The distribution of checkpoint durations over a run: end to end, and the slowest task's synchronous and
+     * asynchronous parts. Recorded on the threads that complete checkpoints, a few times a second; read once at the
+     * end.
+     */
+    static final class CheckpointDurations
+    {
+        private final long fromMillis;
+        private final Histogram endToEnd = new Histogram(3);
+        private final Histogram sync = new Histogram(3);
+        private final Histogram async = new Histogram(3);
+
+        /** @param fromMillis checkpoints triggered before this time (the warm-up) are not recorded. */
+        CheckpointDurations(final long fromMillis)
+        {
+            this.fromMillis = fromMillis;
+        }
+
+        synchronized void record(final CompletedCheckpoint checkpoint)
+        {
+            if (checkpoint.triggerMillis() < fromMillis)
+            {
+                return;
+            }
+            endToEnd.recordValue(Math.max(0, checkpoint.durationNanos()));
+            sync.recordValue(Math.max(0, checkpoint.maxSyncNanos()));
+            async.recordValue(Math.max(0, checkpoint.maxAsyncNanos()));
+        }
+
+        synchronized void print(final long warmupSeconds, final PrintWriter out)
+        {
+            final String us = microsLabel();
+            out.printf(Locale.ROOT, "checkpoints: %,d completed%s; %s p50 / p99 / max: end to end %s / %s / %s, " +
+                    "sync (slowest task) %s / %s / %s, async %s / %s / %s%n", endToEnd.getTotalCount(),
+                warmupSeconds > 0 ? " after the " + warmupSeconds + " s warm-up" : "", us,
+                micros(endToEnd, 50.0).strip(), micros(endToEnd, 99.0).strip(), max(endToEnd),
+                micros(sync, 50.0).strip(), micros(sync, 99.0).strip(), max(sync),
+                micros(async, 50.0).strip(), micros(async, 99.0).strip(), max(async));
+        }
+
+        private static String max(final Histogram histogram)
+        {
+            return histogram.getTotalCount() == 0 ? "-" :
+                String.format(Locale.ROOT, "%.1f", histogram.getMaxValue() / 1e3);
+        }
+    }
+
     private record Steady(long warmupSeconds, Histogram latencies, long records, long nanos)
     {
     }

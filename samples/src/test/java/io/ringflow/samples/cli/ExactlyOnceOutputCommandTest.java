@@ -34,10 +34,10 @@ class ExactlyOnceOutputCommandTest
 
     private int runWithFailures(final Path output)
     {
-        return run("page-view", "--events", "300000", "--apps", "41", "-p", "2", "--rate", "200000",
+        return run("page-view", "--events", "300000", "--apps", "41", "-p", "2", "--rate", "100000",
             "--checkpoint-interval", "5",
             "--checkpoint-dir", dir.resolve("checkpoints").toString(), "--output", output.toString(),
-            "--fail-at", "1000", "--fail-every", "90000", "--fail-seed", "7", "--restarts", "50");
+            "--fail-at", "1000", "--fail-every", "100000", "--fail-seed", "7", "--restarts", "50");
     }
 
     @Test

@@ -66,7 +66,9 @@ class RingflowCommandTest
         final int exitCode = run("page-view", "--events", "200000", "--apps", "10", "--checkpoint-interval", "1");
 
         assertThat(exitCode).as("exit code; stderr: %s", err).isZero();
-        assertThat(out.toString()).contains("verified: totals equal generated events per app");
+        assertThat(out.toString()).contains("verified: totals equal generated events per app")
+            .containsPattern("checkpoints: [0-9,]+ completed; (µs|us) p50 / p99 / max: end to end \\S+ / \\S+ / " +
+                "\\S+, sync \\(slowest task\\) \\S+ / \\S+ / \\S+, async \\S+ / \\S+ / \\S+");
     }
 
     @Test

@@ -28,12 +28,14 @@ import static org.awaitility.Awaitility.await;
  * committed output must then be exactly the failure-free output.
  *
  * <p>The kill moment is a condition on the output, not a time; a run that finishes before reaching it simply ends the
- * loop. {@code -Dringflow.sigkill.kills=N} raises the number of kills per case (the soak profile: see
- * docs/exactly-once.md).
+ * loop. {@code -Dringflow.sigkill.kills=N} raises the number of kills per case, {@code -Dringflow.sigkill.events=N}
+ * the views per case so the run outlasts them (the soak: see docs/exactly-once.md).
  */
 class SigkillRecoveryTest
 {
     private static final int KILLS = Integer.getInteger("ringflow.sigkill.kills", 3);
+    /** Views per case: enough that the run outlasts the kills (a soak with many kills needs more). */
+    private static final long EVENTS = Long.getLong("ringflow.sigkill.events", 200_000);
 
     @TempDir
     Path dir;
@@ -49,7 +51,7 @@ class SigkillRecoveryTest
         final SplittableRandom random = new SplittableRandom(seed);
         final Path output = dir.resolve("out");
         final Path checkpoints = dir.resolve("checkpoints");
-        final List<String> command = command(List.of("page-view", "--events", "200000", "--apps", "97",
+        final List<String> command = command(List.of("page-view", "--events", Long.toString(EVENTS), "--apps", "97",
             "--rate", "50000", "-p", Integer.toString(parallelism), "--checkpoint-interval", "20",
             "--checkpoint-mode", mode, "--checkpoint-dir", checkpoints.toString(), "--resume",
             "--state-backend", backend, "--output", output.toString(), "--quiet-totals"));
@@ -82,7 +84,7 @@ class SigkillRecoveryTest
         System.out.printf("seed %d: %d SIGKILLs in %d runs%n", seed, kills, runs);
         final OutputVerifier.Report report = OutputVerifier.verify(output, OutputManifest.read(output));
         assertThat(report.exactlyOnce()).as("after %d kills in %d runs: %s", kills, runs, report).isTrue();
-        assertThat(report.updates()).isEqualTo(200_000);
+        assertThat(report.updates()).isEqualTo(EVENTS);
     }
 
     private static int parts(final Path output) throws IOException

@@ -199,6 +199,14 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
         return jobName;
     }
 
+    /**
+     * @param listener told of every checkpoint this attempt completes; set before the attempt starts.
+     */
+    public void onCheckpointCompleted(final java.util.function.Consumer<CompletedCheckpoint> listener)
+    {
+        coordinator.onCompleted(listener);
+    }
+
     /** @return the attempt's id, given to every operator subtask ({@code SubtaskInfo.attemptId()}). */
     public String attemptId()
     {
