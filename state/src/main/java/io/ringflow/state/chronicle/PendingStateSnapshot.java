@@ -17,8 +17,10 @@ import java.util.function.Consumer;
  *   <li>Task thread, holding a key's segment update lock, before changing the entry: if
  *   {@link #mayNotHaveRead}(segment) and the key is not preserved yet, {@link #preserve} its current value (or
  *   {@link #ABSENT}).</li>
- *   <li>Flusher, in {@link #collect}: visits the segments in ascending order, each under its update lock. At a
- *   segment's first entry, still holding the lock, it raises {@link #readSegments} past the segment; for each live
+ *   <li>Flusher, in {@link #collect}: visits the segments that had held an entry at the barrier, in ascending
+ *   order, each under its update lock. At a segment's first entry, still holding the lock, it raises
+ *   {@link #readSegments} past the segment (a skipped segment below it had no entry at the barrier: nothing in it
+ *   needs preserving); for each live
  *   entry it emits the preserved value if there is one (removing it), else the live value. After the last segment
  *   it emits the preserved values that remain (keys deleted since the barrier) and stops the task preserving.</li>
  *   <li>Hot keys: the flusher first encodes the state's {@link FrontOverlay} (its hot-key front at the barrier),
@@ -38,6 +40,12 @@ final class PendingStateSnapshot extends PendingStatePart
      * to the maximum once every segment is read. Monotonic.
      */
     private volatile int readSegments;
+    /**
+     * The segments that had held an entry at the barrier ({@link StateMap#occupiedSegments}): every entry of the
+     * snapshot is in one of them, so the flusher visits only those. Entries inserted after the barrier into other
+     * segments belong to later snapshots.
+     */
+    private final long[] occupied;
 
     /**
      * @param state       the state.
@@ -51,6 +59,19 @@ final class PendingStateSnapshot extends PendingStatePart
         final FrontOverlay overlay)
     {
         super(state, meta, ttlMillis, barrierTime, overlay);
+        this.occupied = state.occupiedSegments();
+    }
+
+    private void visitSegment(final ChronicleMap<EncodedBytes, EncodedBytes> map, final SegmentVisitor visitor,
+        final int stateIndex, final SegmentObserver observer, final int segment)
+    {
+        visitor.segment = segment;
+        visitor.firstEntry = true;
+        try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> context = map.segmentContext(segment))
+        {
+            context.forEachSegmentEntry(visitor);
+        }
+        observer.segmentRead(stateIndex, segment);
     }
 
     /**
@@ -76,16 +97,12 @@ final class PendingStateSnapshot extends PendingStatePart
         final Map<PreservedKey, byte[]> front = encodedOverlay();
         final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
         final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front);
-        final int segments = map.segments();
-        for (int segment = 0; segment < segments; segment++)
+        for (int word = 0; word < occupied.length; word++)
         {
-            visitor.segment = segment;
-            visitor.firstEntry = true;
-            try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> context = map.segmentContext(segment))
+            for (long bits = occupied[word]; bits != 0; bits &= bits - 1)
             {
-                context.forEachSegmentEntry(visitor);
+                visitSegment(map, visitor, stateIndex, observer, word << 6 | Long.numberOfTrailingZeros(bits));
             }
-            observer.segmentRead(stateIndex, segment);
         }
         readSegments = Integer.MAX_VALUE;
         for (final Map.Entry<PreservedKey, byte[]> deleted : preserved.entrySet())

@@ -673,6 +673,37 @@ class ChronicleKeyedStateStoreTest
         }
     }
 
+    @Test
+    void aFullSnapshotVisitsOnlyTheSegmentsThatHeldEntriesNotTheMapsCapacity() throws Exception
+    {
+        // a map sized for a million entries has thousands of segments; ten keys sit in at most ten of them
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withHotKeysPerState(0));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final int segments = ((ChronicleValueState<Long>)counts).map().map().segments();
+        assertThat(segments).isGreaterThan(100);
+        final Map<Object, Object> expected = new HashMap<>();
+        for (long key = 0; key < 10; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key * 7);
+            expected.put(key, key * 7);
+        }
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+        // inserted after the barrier: not in the snapshot, wherever they land
+        for (long key = 10; key < 5_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+        }
+        final java.util.Set<Integer> visited = new java.util.HashSet<>();
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ((ChronicleKeyedStateSnapshot)snapshot).writeTo(out, (stateIndex, segment) -> visited.add(segment));
+        assertThat(visited).hasSizeLessThanOrEqualTo(10);
+        assertThat(SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns()))
+            .isEqualTo(Map.of("counts", expected));
+        store.close();
+    }
+
     private static ChronicleStateConfig config()
     {
         return ChronicleStateConfig.defaults().withExpectedEntriesPerState(50_000);
