@@ -46,7 +46,8 @@ import java.util.stream.Stream;
  *   restarted attempt (restore from the directory included), against the number of keys in state.</li>
  * </ul>
  * Usage: {@code java -cp benchmarks.jar io.ringflow.bench.ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS} or
- * {@code ... recovery RATE KEYS FAILURES}. A plain {@code main}: both are distributions over one long run.
+ * {@code ... recovery RATE KEYS FAILURES [unaligned]} (with a rate above what the job can do, the rings stay full and
+ * unaligned checkpoints hold in-flight records). A plain {@code main}: both are distributions over one long run.
  */
 public final class ExactlyOnceHarness
 {
@@ -61,14 +62,15 @@ public final class ExactlyOnceHarness
         {
             visibility(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
         }
-        else if (args.length == 4 && "recovery".equals(args[0]))
+        else if ((args.length == 4 || args.length == 5 && "unaligned".equals(args[4])) && "recovery".equals(args[0]))
         {
-            recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
+            recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), args.length == 5,
+                out);
         }
         else
         {
             System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
-                "recovery RATE KEYS FAILURES");
+                "recovery RATE KEYS FAILURES [unaligned]");
             System.exit(2);
         }
     }
@@ -110,13 +112,13 @@ public final class ExactlyOnceHarness
     }
 
     private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
-        final AtomicBoolean armed, final AtomicLong firstView) throws Exception
+        final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned) throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys))))
             .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs)).directory(dir.resolve("checkpoints"))
-                .build())
+                .unaligned(unaligned).build())
             .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO))
             .build());
         env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
@@ -133,7 +135,7 @@ public final class ExactlyOnceHarness
         final Path dir = Files.createTempDirectory("ringflow-visibility");
         final Histogram visible = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         final Codec<TimedAppCount> codec = CodecRegistry.withBuiltIns().codecFor(TimedAppCount.class);
-        final JobHandle job = start(rate, 1_000, intervalMs, dir, new AtomicBoolean(), new AtomicLong());
+        final JobHandle job = start(rate, 1_000, intervalMs, dir, new AtomicBoolean(), new AtomicLong(), false);
         final Set<Path> read = new HashSet<>();
         final long warmUpEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         final long end = warmUpEnd + TimeUnit.SECONDS.toNanos(seconds);
@@ -187,21 +189,23 @@ public final class ExactlyOnceHarness
         }
     }
 
-    static void recovery(final long rate, final int keys, final int failures, final PrintStream out)
-        throws Exception
+    static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,
+        final PrintStream out) throws Exception
     {
         final Path dir = Files.createTempDirectory("ringflow-recovery");
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong firstView = new AtomicLong();
-        final JobHandle job = start(rate, keys, 100, dir, armed, firstView);
+        final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned);
         // every key in state before the first failure: at the rate, all keys are seen within keys / rate seconds
         Thread.sleep(TimeUnit.SECONDS.toMillis(5) + keys * 1_000L / rate);
         final List<Long> recoveries = new ArrayList<>();
         long stateBytes = 0;
+        long inFlightBytes = 0;
         for (int f = 0; f < failures; f++)
         {
             final long restartsBefore = job.mxBean().getRestartCount();
             stateBytes = job.mxBean().getLastCheckpointStateBytes();
+            inFlightBytes = job.mxBean().getLastCheckpointInFlightBytes();
             firstView.set(0);
             final long failedAt = System.nanoTime();
             armed.set(true);
@@ -218,9 +222,10 @@ public final class ExactlyOnceHarness
         job.termination().get(1, TimeUnit.MINUTES);
         job.close();
         recoveries.sort(Comparator.naturalOrder());
-        out.printf(Locale.ROOT, "recovery, %,d keys (%,d B of state in the last checkpoint), %,d views/s, %d " +
-                "failures: failure to first view counted again, ms: median %.1f  min %.1f  max %.1f  all %s%n", keys,
-            stateBytes, rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,
+        out.printf(Locale.ROOT, "recovery, %s, %,d keys (%,d B of state and %,d B in flight in the last " +
+                "checkpoint), %,d views/s, %d failures: failure to first view counted again, ms: median %.1f  " +
+                "min %.1f  max %.1f  all %s%n", unaligned ? "unaligned" : "aligned", keys, stateBytes, inFlightBytes,
+            rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,
             recoveries.get(recoveries.size() - 1) / 1e6,
             recoveries.stream().map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList());
         delete(dir);

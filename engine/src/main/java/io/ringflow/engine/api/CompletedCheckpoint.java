@@ -25,56 +25,36 @@ public record CompletedCheckpoint(
     /** @return the longest synchronous part (the capture at the barrier) of any task, ns. */
     public long maxSyncNanos()
     {
-        long max = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
-        {
-            max = Math.max(max, stats.syncDurationNanos());
-        }
-        return max;
+        return max(SubtaskCheckpointStats::syncDurationNanos);
     }
 
     /** @return the longest asynchronous part (writing the snapshot) of any task, ns. */
     public long maxAsyncNanos()
     {
-        long max = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
-        {
-            max = Math.max(max, stats.asyncDurationNanos());
-        }
-        return max;
+        return max(SubtaskCheckpointStats::asyncDurationNanos);
     }
 
     /** @return the longest alignment of any task, ns. */
     public long maxAlignmentNanos()
     {
-        long max = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
-        {
-            max = Math.max(max, stats.alignmentDurationNanos());
-        }
-        return max;
+        return max(SubtaskCheckpointStats::alignmentDurationNanos);
     }
 
     /** @return bytes of state files written by all tasks. */
     public long stateSizeBytes()
     {
-        long total = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
-        {
-            total += stats.stateSizeBytes();
-        }
-        return total;
+        return subtasks.stream().mapToLong(SubtaskCheckpointStats::stateSizeBytes).sum();
     }
 
     /** @return bytes of in-flight records persisted by all tasks (unaligned checkpoints). */
     public long inFlightBytes()
     {
-        long total = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
-        {
-            total += stats.inFlightBytes();
-        }
-        return total;
+        return subtasks.stream().mapToLong(SubtaskCheckpointStats::inFlightBytes).sum();
+    }
+
+    private long max(final java.util.function.ToLongFunction<SubtaskCheckpointStats> of)
+    {
+        return subtasks.stream().mapToLong(of).max().orElse(0);
     }
 
     /** @return whether any task took this checkpoint unaligned. */
@@ -93,17 +73,10 @@ public record CompletedCheckpoint(
     /** @return a one-line summary, as the sample prints it. */
     public String summary()
     {
-        long maxSync = 0;
-        long maxAsync = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
-        {
-            maxSync = Math.max(maxSync, stats.syncDurationNanos());
-            maxAsync = Math.max(maxAsync, stats.asyncDurationNanos());
-        }
         return String.format(java.util.Locale.ROOT, "%s %d %s: %.1f us end to end, max sync %.1f us, " +
             "max async %.1f us, max alignment %.1f us, state %d B, in-flight %d B, %d tasks",
             savepoint ? "savepoint" : "checkpoint", checkpointId,
-            unaligned() ? "unaligned" : "aligned", durationNanos / 1e3, maxSync / 1e3, maxAsync / 1e3,
+            unaligned() ? "unaligned" : "aligned", durationNanos / 1e3, maxSyncNanos() / 1e3, maxAsyncNanos() / 1e3,
             maxAlignmentNanos() / 1e3, stateSizeBytes(), inFlightBytes(), subtasks.size());
     }
 }
