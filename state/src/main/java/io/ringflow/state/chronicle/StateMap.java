@@ -71,6 +71,12 @@ final class StateMap
      * thread; snapshots take a copy at the barrier.
      */
     private final long[] occupiedSegments;
+    /**
+     * The stored values, counted at the three places that insert or remove one: Chronicle Map's own count
+     * ({@code longSize}) visits every segment, which made each barrier's emptiness check cost O(capacity). Task
+     * thread.
+     */
+    private long storedValues;
 
     /** The keys changed in the interval that ended at a snapshot's barrier. */
     private record SealedChanges(long checkpointId, Set<PreservedKey> keys)
@@ -187,6 +193,7 @@ final class StateMap
             final int segment = context.segmentIndex();
             occupiedSegments[segment >>> 6] |= 1L << segment;
             context.insert(context.absentEntry(), data);
+            storedValues++;
         }
         return true;
     }
@@ -277,6 +284,7 @@ final class StateMap
             preserve(context.segmentIndex(), key, entry);
             recordChange(key);
             context.remove(entry);
+            storedValues--;
             return true;
         }
     }
@@ -322,6 +330,7 @@ final class StateMap
             preserve(context.segmentIndex(), key, entry);
             recordChange(key);
             context.remove(entry);
+            storedValues--;
             return true;
         }
     }
@@ -442,10 +451,10 @@ final class StateMap
         }
     }
 
-    /** @return the number of stored values: keys, for every kind. */
+    /** @return the number of stored values: keys, for every kind. Task thread; O(1). */
     long size()
     {
-        return map.longSize();
+        return storedValues;
     }
 
     /**
@@ -472,7 +481,7 @@ final class StateMap
     /** @return the entries a snapshot would hold: user keys for a map state, else stored values. Task thread. */
     long entryCount()
     {
-        return holdsMapValues ? userKeys : map.longSize();
+        return holdsMapValues ? userKeys : storedValues;
     }
 
     /** @param snapshot a snapshot that includes this state, taken on the task thread. */
