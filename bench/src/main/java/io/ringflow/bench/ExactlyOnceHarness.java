@@ -150,7 +150,7 @@ public final class ExactlyOnceHarness
                 if (read.add(part))
                 {
                     final long[] counted = new long[1];
-                    readPart(part, codec, update ->
+                    CommittedOutput.forEachRecordOf(part, codec, update ->
                     {
                         if (update.timestamp() >= warmUpEnd)
                         {
@@ -172,21 +172,6 @@ public final class ExactlyOnceHarness
             visible.getValueAtPercentile(90) / 1e6, visible.getValueAtPercentile(99) / 1e6,
             visible.getMaxValue() / 1e6);
         delete(dir);
-    }
-
-    private static void readPart(final Path part, final Codec<TimedAppCount> codec,
-        final java.util.function.Consumer<TimedAppCount> action) throws java.io.IOException
-    {
-        final byte[] bytes = Files.readAllBytes(part);
-        final io.ringflow.state.codec.CodecBuffer buffer = io.ringflow.state.codec.CodecBuffer.wrap(bytes);
-        int at = 0;
-        while (at + 4 <= bytes.length)
-        {
-            final int length = (bytes[at] & 0xff) << 24 | (bytes[at + 1] & 0xff) << 16 | (bytes[at + 2] & 0xff) << 8 |
-                bytes[at + 3] & 0xff;
-            action.accept(codec.decode(buffer, at + 4, length));
-            at += 4 + length;
-        }
     }
 
     static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,

@@ -10,7 +10,6 @@ import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -21,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  * committables of the restored checkpoint are committed before the first record. After the attempt's first completed
  * checkpoint, subtask 0 aborts earlier attempts' leftovers.
  *
- * <p>Invariants: the in-memory list {@code pending} and the operator state list hold the same committables in the same
- * order (oldest checkpoint first), and a committable leaves both only after its commit returned. Task thread only.
+ * <p>Invariant: the operator state list holds the committables not yet committed, oldest checkpoint first, encoded; a
+ * committable leaves it only after its commit returned (decoding it again per commit costs a few per checkpoint, never
+ * per record). Task thread only.
  */
 public final class TwoPhaseCommitSinkOperator extends StreamOperator
 {
@@ -36,7 +36,6 @@ public final class TwoPhaseCommitSinkOperator extends StreamOperator
     private Committer<Object> committer;
     private Codec<Object> codec;
     private OperatorListState<PendingCommittable> state;
-    private final List<Object> pending = new ArrayList<>();
     private final CodecBuffer buffer = CodecBuffer.growable(256);
     /** Set at end of input until the next barrier pre-commits the last transaction. */
     private boolean lastTransactionOpen;
@@ -98,25 +97,21 @@ public final class TwoPhaseCommitSinkOperator extends StreamOperator
     @Override
     public boolean holdsUncommittedOutput()
     {
-        return lastTransactionOpen || !pending.isEmpty() || leftoversToAbort;
+        return lastTransactionOpen || !state.get().isEmpty() || leftoversToAbort;
     }
 
     @Override
     public void notifyCheckpointComplete(final long checkpointId) throws Exception
     {
         // a skipped notification is covered by this one: every committable at or before it is released
-        int committed = 0;
         final List<PendingCommittable> stored = state.get();
-        while (committed < pending.size() && stored.get(committed).checkpointId() <= checkpointId)
+        int committed = 0;
+        while (committed < stored.size() && stored.get(committed).checkpointId() <= checkpointId)
         {
-            commit(pending.get(committed), stored.get(committed).checkpointId());
+            commit(decode(stored.get(committed)), stored.get(committed).checkpointId());
             committed++;
         }
-        if (committed > 0)
-        {
-            pending.subList(0, committed).clear();
-            stored.subList(0, committed).clear();
-        }
+        stored.subList(0, committed).clear();
         if (leftoversToAbort)
         {
             committer.abortLeftovers(runtime.attemptId());
@@ -153,7 +148,6 @@ public final class TwoPhaseCommitSinkOperator extends StreamOperator
             }
             final byte[] bytes = new byte[length];
             buffer.getBytes(0, bytes, 0, length);
-            pending.add(committable);
             state.add(new PendingCommittable(checkpointId, bytes));
         }
     }

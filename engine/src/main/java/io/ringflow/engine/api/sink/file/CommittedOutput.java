@@ -100,41 +100,55 @@ public final class CommittedOutput
     public static <T> void forEachRecord(final Path directory, final Codec<T> codec, final Consumer<T> action)
         throws IOException
     {
-        byte[] bytes = new byte[256];
         for (final Path part : parts(directory))
         {
-            try (InputStream file = Files.newInputStream(part);
-                DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(file, 64 << 10)))
+            forEachRecordOf(part, codec, action);
+        }
+    }
+
+    /**
+     * @param part   one committed part written with {@link RecordEncoder#lengthPrefixed(Codec)} (for a reader that
+     *               follows the output as parts appear).
+     * @param codec  decodes one record.
+     * @param action given every record of the part, in order.
+     * @param <T>    the record type.
+     * @throws IOException when the part cannot be read, or ends inside a record.
+     */
+    public static <T> void forEachRecordOf(final Path part, final Codec<T> codec, final Consumer<T> action)
+        throws IOException
+    {
+        byte[] bytes = new byte[256];
+        try (InputStream file = Files.newInputStream(part);
+            DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(file, 64 << 10)))
+        {
+            while (true)
             {
-                while (true)
+                final int length;
+                try
                 {
-                    final int length;
-                    try
-                    {
-                        length = in.readInt();
-                    }
-                    catch (final EOFException end)
-                    {
-                        break;
-                    }
-                    if (length < 0)
-                    {
-                        throw new IOException(part + ": record length " + length + " out of range");
-                    }
-                    if (length > bytes.length)
-                    {
-                        bytes = new byte[Math.max(length, bytes.length * 2)];
-                    }
-                    try
-                    {
-                        in.readFully(bytes, 0, length);
-                    }
-                    catch (final EOFException truncated)
-                    {
-                        throw new IOException(part + " ends inside a record of " + length + " bytes", truncated);
-                    }
-                    action.accept(codec.decode(CodecBuffer.wrap(bytes, 0, length), 0, length));
+                    length = in.readInt();
                 }
+                catch (final EOFException end)
+                {
+                    break;
+                }
+                if (length < 0)
+                {
+                    throw new IOException(part + ": record length " + length + " out of range");
+                }
+                if (length > bytes.length)
+                {
+                    bytes = new byte[Math.max(length, bytes.length * 2)];
+                }
+                try
+                {
+                    in.readFully(bytes, 0, length);
+                }
+                catch (final EOFException truncated)
+                {
+                    throw new IOException(part + " ends inside a record of " + length + " bytes", truncated);
+                }
+                action.accept(codec.decode(CodecBuffer.wrap(bytes, 0, length), 0, length));
             }
         }
     }

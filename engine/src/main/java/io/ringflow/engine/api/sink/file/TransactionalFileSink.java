@@ -214,9 +214,8 @@ public final class TransactionalFileSink<T> implements TwoPhaseCommitSink<T, Fil
         private final String subtask;
         private final String attemptId;
         private final OutputDirectoryLock.Hold hold;
-        private final List<String> rolledPending = new ArrayList<>();
-        private final List<Long> rolledLengths = new ArrayList<>();
-        private final List<Integer> rolledCrcs = new ArrayList<>();
+        /** Parts rolled since the last pre-commit, in roll order. */
+        private final List<RolledPart> rolled = new ArrayList<>();
         private PartOutput part;
         private long partCounter;
         /** The codec of a length-prefixed encoder, written straight into the part buffer; else null. */
@@ -266,10 +265,7 @@ public final class TransactionalFileSink<T> implements TwoPhaseCommitSink<T, Fil
         {
             final PartOutput closing = part;
             part = null;
-            final String pending = closing.closeAsPending();
-            rolledPending.add(pending);
-            rolledLengths.add(closing.length());
-            rolledCrcs.add(closing.crc());
+            rolled.add(new RolledPart(closing.closeAsPending(), closing.length(), closing.crc()));
         }
 
         @Override
@@ -279,23 +275,17 @@ public final class TransactionalFileSink<T> implements TwoPhaseCommitSink<T, Fil
             {
                 roll();
             }
-            if (rolledPending.isEmpty())
+            final List<FileCommittable> committables = new ArrayList<>(rolled.size());
+            for (int i = 0; i < rolled.size(); i++)
             {
-                return List.of();
-            }
-            final List<FileCommittable> rolled = new ArrayList<>(rolledPending.size());
-            for (int i = 0; i < rolledPending.size(); i++)
-            {
+                final RolledPart closed = rolled.get(i);
                 // the attempt's id makes the name unique even where checkpoint ids repeat (a new run with in-memory
                 // checkpoints writing into the same directory)
-                rolled.add(new FileCommittable(rolledPending.get(i), String.format("%s%012d-%s-%04d-%s%s",
-                    PART_PREFIX, checkpointId, subtask, i, attemptId, sink.suffix), rolledLengths.get(i),
-                    rolledCrcs.get(i)));
+                committables.add(new FileCommittable(closed.pendingFile(), String.format("%s%012d-%s-%04d-%s%s",
+                    PART_PREFIX, checkpointId, subtask, i, attemptId, sink.suffix), closed.length(), closed.crc32c()));
             }
-            rolledPending.clear();
-            rolledLengths.clear();
-            rolledCrcs.clear();
-            return rolled;
+            rolled.clear();
+            return committables;
         }
 
         @Override
@@ -315,6 +305,11 @@ public final class TransactionalFileSink<T> implements TwoPhaseCommitSink<T, Fil
                 hold.release();
             }
         }
+    }
+
+    /** A part closed as pending: its name, length and CRC32C, until the pre-commit names it. */
+    private record RolledPart(String pendingFile, long length, int crc32c)
+    {
     }
 
     /** A part file being written: buffered, with a running CRC32C of what reached the file. */
