@@ -207,15 +207,15 @@ class TwoPhaseCommitJobTest
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong seen = new AtomicLong();
         final JobHandle job = run(JobConfig.builder().restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
-                .build(), GeneratorSource.bounded(30_000, Long.class, (i, nanos) -> i).withRate(30_000), output, armed,
-            seen);
+                .build(), GeneratorSource.bounded(200_000, Long.class, (i, nanos) -> i).withRate(50_000), output,
+            armed, seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 1_000);
         job.triggerCheckpoint().get(60, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(60)).until(() -> !CommittedOutput.parts(output).isEmpty());
         armed.set(true);
         assertThat(job.termination().get(60, TimeUnit.SECONDS)).as("%s", job.failureCause())
             .isEqualTo(JobStatus.FINISHED);
-        assertExactlyOnce(output, 30_000);
+        assertExactlyOnce(output, 200_000);
         job.close();
     }
 
