@@ -11,6 +11,15 @@ public interface SubtaskInfo
     /** @return the operator's name. */
     String operatorName();
 
+    /**
+     * @return the operator's uid: stable across runs and code changes when set with {@code uid(...)}, otherwise
+     *     derived from the graph. What names a subtask's external resources (transactional ids) for good.
+     */
+    default String operatorUid()
+    {
+        return operatorName();
+    }
+
     /** @return this subtask's index, from 0. */
     int subtaskIndex();
 

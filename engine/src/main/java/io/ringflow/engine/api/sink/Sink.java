@@ -1,5 +1,6 @@
 package io.ringflow.engine.api.sink;
 
+import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.functions.SubtaskInfo;
 
 /**
@@ -17,4 +18,15 @@ public interface Sink<T>
      * @throws Exception fails the job attempt.
      */
     SinkWriter<T> createWriter(SubtaskInfo subtask) throws Exception;
+
+    /**
+     * Checks the job's settings when the job is built ({@code execute}), before anything runs: a sink that cannot work
+     * with them (a transaction timeout shorter than a checkpoint can take, say) refuses here, naming the numbers.
+     *
+     * @param config the job's settings.
+     * @throws IllegalArgumentException the job is refused with this message, naming the sink.
+     */
+    default void checkJob(final JobConfig config)
+    {
+    }
 }

@@ -29,6 +29,18 @@ public interface Source<T>
     }
 
     /**
+     * @return whether the reader keeps its own position in operator state (it implements
+     *     {@link io.ringflow.engine.api.functions.CheckpointedFunction}, e.g. the offsets of the partitions it owns):
+     *     then {@link SourceReader#position()} is informative only and never seeked to, and the source may be
+     *     restored at another parallelism. False: the checkpoint records one position per subtask and a restore
+     *     needs the same parallelism.
+     */
+    default boolean keepsPositionInState()
+    {
+        return false;
+    }
+
+    /**
      * Creates the reader of one subtask. Called on the subtask's task thread.
      *
      * @param subtask which subtask.

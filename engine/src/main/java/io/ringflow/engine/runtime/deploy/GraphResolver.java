@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.deploy;
 
 import io.ringflow.engine.api.InvalidJobException;
+import io.ringflow.engine.graph.Descriptions;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.graph.NodeKind;
 import io.ringflow.engine.graph.PartitionKind;
@@ -65,6 +66,18 @@ final class GraphResolver
             if (shared != null)
             {
                 checkSharedFunction(node, shared, node.description().finalFieldsMayBeShared());
+            }
+            if (node.description() instanceof Descriptions.SinkOp sink)
+            {
+                try
+                {
+                    sink.sink().checkJob(config);
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new InvalidJobException(node.describe() + " refuses the job's settings: " +
+                        ex.getMessage(), ex);
+                }
             }
         }
         final List<StreamEdge> resolved = new ArrayList<>();

@@ -119,7 +119,7 @@ public final class StateRestorer
                 "aligned checkpoint");
         }
         final List<Long> positions = checkpoint.sourcePositions().get(node.uid());
-        if (positions != null && operator instanceof SourceOperator)
+        if (positions != null && operator instanceof SourceOperator source && !source.keepsPositionInState())
         {
             if (positions.size() != node.parallelism())
             {
@@ -220,17 +220,27 @@ public final class StateRestorer
     private void restoreOperatorState(final StreamNode node, final int subtask, final OperatorStateStore store,
         final OperatorState state)
     {
+        // every former subtask's snapshot: union list states need all of them, list states this subtask's share
         final List<Map.Entry<String, byte[]>> snapshots = new ArrayList<>();
         final boolean same = state.parallelism() == node.parallelism();
+        int own = OperatorStateStore.DEAL;
         for (int old = 0; old < state.parallelism(); old++)
         {
             final StateHandle handle = state.subtasks().get(old).operator();
-            if (handle != null && (!same || old == subtask))
+            if (handle != null)
             {
+                if (same && old == subtask)
+                {
+                    own = snapshots.size();
+                }
                 snapshots.add(new AbstractMap.SimpleImmutableEntry<>(handle.name(), read(handle)));
             }
         }
-        store.restore(snapshots, subtask, same ? -1 : node.parallelism());
+        if (same && own == OperatorStateStore.DEAL)
+        {
+            own = snapshots.size(); // this subtask snapshotted nothing: none of the list elements are its own
+        }
+        store.restore(snapshots, subtask, node.parallelism(), own);
     }
 
     private byte[] read(final StateHandle handle)

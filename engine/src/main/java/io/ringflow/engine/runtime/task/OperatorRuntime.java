@@ -77,6 +77,12 @@ public final class OperatorRuntime implements RuntimeContext
     }
 
     @Override
+    public String operatorUid()
+    {
+        return uid;
+    }
+
+    @Override
     public int subtaskIndex()
     {
         return subtaskIndex;

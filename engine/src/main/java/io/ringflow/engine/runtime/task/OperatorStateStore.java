@@ -64,22 +64,34 @@ public final class OperatorStateStore implements StateInitializationContext
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> OperatorListState<T> getListState(final String name, final Class<T> type)
+    {
+        return declare(name, type, false);
+    }
+
+    @Override
+    public <T> OperatorListState<T> getUnionListState(final String name, final Class<T> type)
+    {
+        return declare(name, type, true);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> OperatorListState<T> declare(final String name, final Class<T> type, final boolean union)
     {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         final ListStateImpl<?> existing = states.get(name);
         if (existing != null)
         {
-            if (existing.type != type)
+            if (existing.type != type || existing.union != union)
             {
-                throw new IllegalStateException("operator state '" + name + "' is already declared with type " +
-                    existing.type.getName() + "; cannot declare it again with type " + type.getName());
+                throw new IllegalStateException("operator state '" + name + "' is already declared as " +
+                    existing.describe() + "; cannot declare it again as " + (union ? "a union list" : "a list") +
+                    " of " + type.getName());
             }
             return (OperatorListState<T>)existing;
         }
-        final ListStateImpl<T> state = new ListStateImpl<>(type, codecs.codecFor(type));
+        final ListStateImpl<T> state = new ListStateImpl<>(type, codecs.codecFor(type), union);
         final RestoredList entries = restored.remove(name);
         if (entries != null)
         {
@@ -148,10 +160,33 @@ public final class OperatorStateStore implements StateInitializationContext
      */
     public void restore(final List<Map.Entry<String, byte[]>> snapshots, final int subtask, final int parallelism)
     {
+        restore(snapshots, subtask, parallelism, parallelism < 0 ? ALL_OWN : DEAL);
+    }
+
+    /** {@link #restore(List, int, int, int)}: every given snapshot is this subtask's own. */
+    public static final int ALL_OWN = -1;
+    /** {@link #restore(List, int, int, int)}: the parallelism changed; list elements are dealt out round-robin. */
+    public static final int DEAL = -2;
+
+    /**
+     * Restores from the snapshots of every former subtask. Union list states get every element of every snapshot;
+     * list states get this subtask's share: the elements of snapshot {@code own}, or, when {@code own} is
+     * {@link #DEAL}, every element whose index in the concatenation modulo {@code parallelism} is {@code subtask}.
+     *
+     * @param snapshots   encoded snapshots, each with its file name for errors, in former-subtask order.
+     * @param subtask     this subtask.
+     * @param parallelism the new parallelism.
+     * @param own         the index in {@code snapshots} of this subtask's own snapshot, {@link #ALL_OWN} or
+     *                    {@link #DEAL}.
+     */
+    public void restore(final List<Map.Entry<String, byte[]>> snapshots, final int subtask, final int parallelism,
+        final int own)
+    {
         isRestored = true;
         final Map<String, Integer> dealt = new LinkedHashMap<>();
-        for (final Map.Entry<String, byte[]> snapshot : snapshots)
+        for (int index = 0; index < snapshots.size(); index++)
         {
+            final Map.Entry<String, byte[]> snapshot = snapshots.get(index);
             final ByteBuffer in = ByteBuffer.wrap(snapshot.getValue());
             final String file = snapshot.getKey();
             try
@@ -184,11 +219,20 @@ public final class OperatorStateStore implements StateInitializationContext
                         final int length = count(in, file);
                         final byte[] element = new byte[length];
                         in.get(element);
-                        final int index = dealt.merge(name, 1, Integer::sum) - 1;
-                        if (parallelism < 0 || index % parallelism == subtask)
+                        final boolean mine;
+                        if (own == DEAL)
+                        {
+                            mine = (dealt.merge(name, 1, Integer::sum) - 1) % parallelism == subtask;
+                        }
+                        else
+                        {
+                            mine = own == ALL_OWN || own == index;
+                        }
+                        if (mine)
                         {
                             list.elements.add(element);
                         }
+                        list.union.add(element);
                     }
                 }
             }
@@ -228,12 +272,19 @@ public final class OperatorStateStore implements StateInitializationContext
     {
         final Class<T> type;
         final Codec<T> codec;
+        final boolean union;
         final List<T> elements = new ArrayList<>();
 
-        ListStateImpl(final Class<T> type, final Codec<T> codec)
+        ListStateImpl(final Class<T> type, final Codec<T> codec, final boolean union)
         {
             this.type = type;
             this.codec = codec;
+            this.union = union;
+        }
+
+        String describe()
+        {
+            return (union ? "a union list of " : "a list of ") + type.getName();
         }
 
         @Override
@@ -291,7 +342,10 @@ public final class OperatorStateStore implements StateInitializationContext
     {
         final String type;
         final int codecVersion;
+        /** This subtask's share. */
         final List<byte[]> elements = new ArrayList<>();
+        /** Every former subtask's elements, for a union list state. */
+        final List<byte[]> union = new ArrayList<>();
 
         RestoredList(final String type, final int codecVersion)
         {
@@ -312,7 +366,7 @@ public final class OperatorStateStore implements StateInitializationContext
                     codecVersion + " of " + type + ", and the codec now registered is version " +
                     state.codec.version());
             }
-            for (final byte[] element : elements)
+            for (final byte[] element : state.union ? union : elements)
             {
                 state.elements.add(state.codec.decode(CodecBuffer.wrap(element), 0, element.length));
             }

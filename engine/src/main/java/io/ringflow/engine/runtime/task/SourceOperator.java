@@ -30,6 +30,12 @@ public final class SourceOperator extends StreamOperator
         this.restoredPosition = position;
     }
 
+    /** @return whether the source restores from its own operator state rather than from one position. */
+    public boolean keepsPositionInState()
+    {
+        return source.keepsPositionInState();
+    }
+
     @Override
     public void initializeState()
     {
