@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {PageViewCommand.class, CheckpointsCommand.class, VerifyCommand.class, VerifyOutputCommand.class,
+    subcommands = {PageViewCommand.class, KafkaPageViewCommand.class, CheckpointsCommand.class, VerifyCommand.class, VerifyOutputCommand.class,
         InspectCommand.class,
         JobsCommand.class, SavepointCommand.class, SavepointCommand.StopCommand.class,
         CommandLine.HelpCommand.class},

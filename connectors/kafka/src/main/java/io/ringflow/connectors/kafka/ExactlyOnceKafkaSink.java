@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.ringflow.engine.api.CheckpointConfig;
-import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.functions.SubtaskInfo;
 import io.ringflow.engine.api.sink.Committer;
 import io.ringflow.engine.api.sink.TransactionalWriter;
@@ -54,20 +52,15 @@ final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommit
     }
 
     @Override
-    public void checkJob(final JobConfig config)
+    public void checkCheckpointing(final Duration interval, final Duration timeout)
     {
-        final CheckpointConfig checkpoints = config.checkpointing();
-        if (checkpoints == null)
-        {
-            return; // a bounded job commits its last transaction at end of input
-        }
-        final Duration needed = checkpoints.interval().plus(checkpoints.timeout());
+        final Duration needed = interval.plus(timeout);
         if (settings.transactionTimeout.compareTo(needed) < 0)
         {
             throw new IllegalArgumentException("the Kafka transaction timeout (" +
                 settings.transactionTimeout.toMillis() + " ms) is shorter than the checkpoint interval plus the " +
-                "checkpoint timeout (" + checkpoints.interval().toMillis() + " + " +
-                checkpoints.timeout().toMillis() + " = " + needed.toMillis() + " ms): the broker could abort a " +
+                "checkpoint timeout (" + interval.toMillis() + " + " + timeout.toMillis() + " = " + needed.toMillis() +
+                " ms): the broker could abort a " +
                 "transaction before its checkpoint completes, losing its records. Raise transactionTimeout (at " +
                 "most the broker's transaction.max.timeout.ms) or lower the checkpoint timeout");
         }

@@ -306,9 +306,9 @@ class KafkaExactlyOnceTest
         }
 
         @Override
-        public void checkJob(final JobConfig config)
+        public void checkCheckpointing(final Duration interval, final Duration timeout)
         {
-            sink.checkJob(config);
+            sink.checkCheckpointing(interval, timeout);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.ringflow.engine.api.sink;
 
-import io.ringflow.engine.api.JobConfig;
+import java.time.Duration;
+
 import io.ringflow.engine.api.functions.SubtaskInfo;
 
 /**
@@ -20,13 +21,15 @@ public interface Sink<T>
     SinkWriter<T> createWriter(SubtaskInfo subtask) throws Exception;
 
     /**
-     * Checks the job's settings when the job is built ({@code execute}), before anything runs: a sink that cannot work
-     * with them (a transaction timeout shorter than a checkpoint can take, say) refuses here, naming the numbers.
+     * Checks the job's periodic checkpointing when the job is built ({@code execute}), before anything runs: a sink
+     * that cannot work with it (a transaction timeout shorter than a checkpoint can take, say) refuses here, naming
+     * the numbers. Not called for a job without periodic checkpoints.
      *
-     * @param config the job's settings.
+     * @param interval the checkpoint interval.
+     * @param timeout  the checkpoint timeout.
      * @throws IllegalArgumentException the job is refused with this message, naming the sink.
      */
-    default void checkJob(final JobConfig config)
+    default void checkCheckpointing(final Duration interval, final Duration timeout)
     {
     }
 }

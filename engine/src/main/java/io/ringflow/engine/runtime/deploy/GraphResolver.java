@@ -67,11 +67,12 @@ final class GraphResolver
             {
                 checkSharedFunction(node, shared, node.description().finalFieldsMayBeShared());
             }
-            if (node.description() instanceof Descriptions.SinkOp sink)
+            if (node.description() instanceof Descriptions.SinkOp sink && config.checkpointing() != null)
             {
                 try
                 {
-                    sink.sink().checkJob(config);
+                    sink.sink().checkCheckpointing(config.checkpointing().interval(),
+                        config.checkpointing().timeout());
                 }
                 catch (final IllegalArgumentException ex)
                 {

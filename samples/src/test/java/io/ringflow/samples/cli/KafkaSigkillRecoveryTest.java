@@ -1,0 +1,137 @@
+package io.ringflow.samples.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.ringflow.connectors.kafka.local.LocalKafkaBroker;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Kafka → Ringflow → Kafka exactly once across JVM crashes: {@code kafka-page-view --resume} runs in a child JVM
+ * against a broker in this JVM and is killed with SIGKILL once the committed output has grown by a number of records
+ * drawn from a seed, then started again with the same command, until a run finishes. The finishing run reads input
+ * and output back with {@code read_committed} and exits 0 only when every app's counts are 1..n exactly once: the
+ * transactions a killed JVM pre-committed were committed by the next one (resumed from their producer id and
+ * epoch), and those it left open were aborted.
+ */
+class KafkaSigkillRecoveryTest
+{
+    private static final int KILLS = Integer.getInteger("ringflow.sigkill.kills", 2);
+    private static final long EVENTS = Long.getLong("ringflow.sigkill.events", 300_000);
+    private static LocalKafkaBroker broker;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startBroker() throws Exception
+    {
+        broker = LocalKafkaBroker.start();
+    }
+
+    @AfterAll
+    static void stopBroker()
+    {
+        broker.close();
+    }
+
+    @Test
+    void killedAndResumedRunsWriteEveryCountExactlyOnce() throws Exception
+    {
+        final SplittableRandom random = new SplittableRandom(21);
+        final List<String> command = command(List.of("kafka-page-view", "--bootstrap-servers",
+            broker.bootstrapServers(), "--events", Long.toString(EVENTS), "--apps", "97", "--partitions", "3",
+            "-p", "2", "--checkpoint-interval", "20", "--checkpoint-dir", dir.resolve("checkpoints").toString(),
+            "--resume"));
+        int kills = 0;
+        int runs = 0;
+        while (true)
+        {
+            runs++;
+            final Path log = dir.resolve("run-" + runs + ".log");
+            final Process child = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+            if (kills < KILLS)
+            {
+                final long target = committedOutput() + 1 + random.nextInt((int)(EVENTS / 10));
+                await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> !child.isAlive() || committedOutput() >= target);
+                if (child.isAlive())
+                {
+                    child.destroyForcibly();
+                    child.waitFor(1, TimeUnit.MINUTES);
+                    kills++;
+                    continue;
+                }
+            }
+            assertThat(child.waitFor(3, TimeUnit.MINUTES)).as("run %d ends", runs).isTrue();
+            final String output = Files.readString(log);
+            assertThat(child.exitValue()).as("run %d's exit code; its output:%n%s", runs, output).isZero();
+            assertThat(output).contains("exactly once: every app's counts 1..n, each once and in order")
+                .contains(String.format("%,d count updates", EVENTS));
+            break;
+        }
+        System.out.printf("%d SIGKILLs in %d runs%n", kills, runs);
+        assertThat(kills).as("the run outlasted the kills").isEqualTo(KILLS);
+    }
+
+    /** @return how many records of the output topic a read_committed consumer can see now. */
+    private static long committedOutput()
+    {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class)))
+        {
+            final var partitions = consumer.listTopics().get("app-counts");
+            if (partitions == null)
+            {
+                return 0;
+            }
+            final List<TopicPartition> all = partitions.stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            // the last stable offset: what read_committed readers see (records and transaction markers)
+            return consumer.endOffsets(all).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /** @return a command starting the CLI in a new JVM with this JVM's class path and module flags. */
+    private static List<String> command(final List<String> arguments)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xms256m");
+        command.add("-Xmx256m");
+        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle"))
+            {
+                command.add(flag);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path") + File.pathSeparator);
+        command.add(RingflowCommand.class.getName());
+        command.addAll(arguments);
+        return command;
+    }
+}
