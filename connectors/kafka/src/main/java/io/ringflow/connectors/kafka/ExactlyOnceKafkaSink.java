@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.ringflow.engine.api.functions.SubtaskInfo;
+import io.ringflow.engine.api.sink.CommittableDataException;
 import io.ringflow.engine.api.sink.Committer;
 import io.ringflow.engine.api.sink.TransactionalWriter;
 import io.ringflow.engine.api.sink.TwoPhaseCommitSink;
@@ -20,6 +21,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TransactionAbortableException;
 
 /**
  * The exactly-once {@link KafkaSink}: each subtask writes into a Kafka transaction, pre-commits it at the barrier
@@ -100,6 +102,18 @@ final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommit
         for (Throwable t = failure; t != null; t = t.getCause())
         {
             if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean causedBy(final Throwable failure, final Class<? extends Throwable> type)
+    {
+        for (Throwable t = failure; t != null; t = t.getCause())
+        {
+            if (type.isInstance(t))
             {
                 return true;
             }
@@ -269,8 +283,9 @@ final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommit
 
         @Override
         public void commit(final KafkaCommittable committable, final long checkpointId)
+            throws CommittableDataException
         {
-            final TransactionalProducer live = pool.preCommitted.remove(committable.transactionalId());
+            final TransactionalProducer live = pool.preCommitted.get(committable.transactionalId());
             if (live != null)
             {
                 try
@@ -279,19 +294,24 @@ final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommit
                 }
                 catch (final RuntimeException ex)
                 {
-                    live.closeKeepingTransaction();
-                    if (isFencing(ex))
+                    if (causedBy(ex, org.apache.kafka.common.errors.RetriableException.class) &&
+                        !isFencing(ex))
                     {
-                        // another producer took the id over and aborted this transaction: never "already done"
-                        throw fenced(live.transactionalId, pool.basePrefix, ex);
+                        // kept: the sink operator retries, and the client resumes a commit that timed out
+                        LOG.log(System.Logger.Level.WARNING, "committing Kafka transaction " + committable +
+                            " of checkpoint " + checkpointId + " failed; retrying", ex);
+                        throw ex;
                     }
-                    // retried by the sink operator: from a resumed producer, as after a restore
-                    throw ex;
+                    pool.preCommitted.remove(committable.transactionalId());
+                    live.closeKeepingTransaction();
+                    settleRefusedCommit(committable, checkpointId, ex);
+                    return;
                 }
+                pool.preCommitted.remove(committable.transactionalId());
                 pool.free.add(live);
                 return;
             }
-            // a transaction of an earlier attempt (or of this one whose commit failed): resume it and commit
+            // a transaction of an earlier attempt (restored from a checkpoint): resume it and commit
             final TransactionalProducer resumed = TransactionalProducer.resume(committable,
                 pool.settings.producerProperties(true));
             try
@@ -304,12 +324,59 @@ final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommit
                 // commit is retried after a restore), since nothing aborts a transaction a completed checkpoint
                 // holds (the transaction timeout is checked against the checkpoint settings at build)
                 LOG.log(System.Logger.Level.INFO, "Kafka transaction " + committable + " of checkpoint " +
-                    checkpointId + " was already completed: " + ex.getMessage());
+                    checkpointId + " was completed before this commit (committed before the failure, unless a " +
+                    "producer sharing the transactional-id prefix fenced it): " + ex.getMessage());
             }
             finally
             {
                 resumed.closeKeepingTransaction();
             }
+        }
+
+        /**
+         * The broker refused the commit of a transaction this subtask's own producer pre-committed. Every transaction
+         * of the id so far was this producer's, so the broker's record of the id tells what happened: committed
+         * (the answer was lost), still open under this epoch (a transient error: resumed and committed), or taken
+         * over by another producer with the id, which aborted it: its records are gone, and the job fails saying so
+         * (a {@link CommittableDataException}: no retry, which would take the fencing for "already committed").
+         */
+        private void settleRefusedCommit(final KafkaCommittable committable, final long checkpointId,
+            final RuntimeException refusal) throws CommittableDataException
+        {
+            final org.apache.kafka.clients.admin.TransactionDescription description;
+            try (Admin admin = Admin.create(pool.settings.adminProperties()))
+            {
+                description = admin.describeTransactions(List.of(committable.transactionalId())).all()
+                    .get(pool.settings.requestTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .get(committable.transactionalId());
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw refusal;
+            }
+            catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex)
+            {
+                refusal.addSuppressed(ex);
+                throw refusal; // retried by the sink operator, from a resumed producer
+            }
+            final boolean sameProducer = description.producerId() == committable.producerId();
+            final TransactionState state = description.state();
+            if (sameProducer && (state == TransactionState.COMPLETE_COMMIT || state == TransactionState.PREPARE_COMMIT)
+                && description.producerEpoch() <= committable.epoch() + 1)
+            {
+                LOG.log(System.Logger.Level.INFO, "Kafka transaction " + committable + " of checkpoint " +
+                    checkpointId + " is committed (the commit's answer was an error: " + refusal + ")");
+                return;
+            }
+            if (sameProducer && state == TransactionState.ONGOING && description.producerEpoch() == committable.epoch())
+            {
+                throw refusal; // still open under this epoch: retried by the sink operator, from a resumed producer
+            }
+            throw new CommittableDataException(fenced(committable.transactionalId(), pool.basePrefix, refusal)
+                .getMessage() + " (the broker's record of the id: " + state + ", producer " +
+                description.producerId() + " epoch " + description.producerEpoch() + "; the commit failed with " +
+                refusal + ")");
         }
 
         @Override
