@@ -67,6 +67,9 @@ public final class KafkaPipelineHarness
     }
 
     private static final int APPS = 1_000;
+    /** The topics of the current round (each round, a warm-up or a measured one, has fresh topics). */
+    private static String views = "views";
+    private static String counts = "counts";
     private static final int PARTITIONS = 4;
     private static final Codec<View> VIEWS = CodecRegistry.withBuiltIns().codecFor(View.class);
     private static final Codec<Count> COUNTS = CodecRegistry.withBuiltIns().codecFor(Count.class);
@@ -77,25 +80,39 @@ public final class KafkaPipelineHarness
 
     public static void main(final String[] args) throws Exception
     {
-        if (args.length < 5 || !(args[0].equals("throughput") || args[0].equals("latency")) ||
-            (args[0].equals("latency") && args.length < 6))
+        if (!(args.length == 2 && args[0].equals("baseline")) && (args.length < 5 ||
+            !(args[0].equals("throughput") || args[0].equals("latency")) ||
+            (args[0].equals("latency") && args.length < 6)))
         {
             System.err.println("usage: KafkaPipelineHarness throughput EVENTS PARALLELISM GUARANTEE INTERVAL_MS | " +
-                "latency RATE SECONDS PARALLELISM GUARANTEE INTERVAL_MS");
+                "latency RATE SECONDS PARALLELISM GUARANTEE INTERVAL_MS | baseline EVENTS");
             System.exit(2);
         }
         final long start = System.nanoTime();
         try (LocalKafkaBroker broker = LocalKafkaBroker.start())
         {
             System.out.printf("broker started in %.1f s%n", (System.nanoTime() - start) / 1e9);
-            broker.createTopic("views", PARTITIONS);
-            broker.createTopic("counts", PARTITIONS);
-            if (args[0].equals("throughput"))
+            // throughput and baseline: Integer.getInteger("rounds", 3) rounds in this JVM, on fresh topics; the first
+            // ones warm up the JIT (the broker and the clients are most of the code that runs)
+            final int rounds = args[0].equals("latency") ? 1 : Integer.getInteger("rounds", 3);
+            for (int round = 1; round <= rounds; round++)
             {
-                throughput(broker, Long.parseLong(args[1]), Integer.parseInt(args[2]),
-                    DeliveryGuarantee.valueOf(args[3]), Long.parseLong(args[4]));
+                views = "views-" + round;
+                counts = "counts-" + round;
+                broker.createTopic(views, PARTITIONS);
+                broker.createTopic(counts, PARTITIONS);
+                System.out.printf("round %d of %d%s%n", round, rounds, round < rounds ? " (warm-up)" : "");
+                if (args[0].equals("baseline"))
+                {
+                    baseline(broker, Long.parseLong(args[1]));
+                }
+                else if (args[0].equals("throughput"))
+                {
+                    throughput(broker, Long.parseLong(args[1]), Integer.parseInt(args[2]),
+                        DeliveryGuarantee.valueOf(args[3]), Long.parseLong(args[4]));
+                }
             }
-            else
+            if (args[0].equals("latency"))
             {
                 latency(broker, Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                     DeliveryGuarantee.valueOf(args[4]), Long.parseLong(args[5]));
@@ -106,6 +123,91 @@ public final class KafkaPipelineHarness
 
     private static void throughput(final LocalKafkaBroker broker, final long events, final int parallelism,
         final DeliveryGuarantee guarantee, final long intervalMs) throws Exception
+    {
+        produceViews(broker, events);
+        final long jobStart = System.nanoTime();
+        try (JobHandle job = job(broker, parallelism, guarantee, intervalMs, true).execute("kafka-throughput"))
+        {
+            final java.util.concurrent.atomic.AtomicInteger checkpoints = new java.util.concurrent.atomic.AtomicInteger();
+            final Histogram syncMicros = new Histogram(3);
+            job.onCheckpointCompleted(c ->
+            {
+                checkpoints.incrementAndGet();
+                syncMicros.recordValue(c.maxSyncNanos() / 1_000);
+                if (Boolean.getBoolean("harness.verbose"))
+                {
+                    System.out.println(c.summary());
+                }
+            });
+            final JobStatus status = job.termination().get(30, TimeUnit.MINUTES);
+            final double seconds = (System.nanoTime() - jobStart) / 1e9;
+            final long[] written = {countCommitted(broker)};
+            final boolean ok = status == JobStatus.FINISHED && (guarantee == DeliveryGuarantee.EXACTLY_ONCE ?
+                written[0] == events : written[0] >= events);
+            System.out.printf("RESULT throughput p=%d %s interval=%dms: %,d views in %.2f s = %.3f M records/s; " +
+                    "%d checkpoints, slowest task's sync part p50 %.1f ms max %.1f ms (the sink's flush); output " +
+                    "%,d counts (%s)%n", parallelism, guarantee, intervalMs, events, seconds, events / seconds / 1e6,
+                checkpoints.get(), syncMicros.getValueAtPercentile(50) / 1e3, syncMicros.getMaxValue() / 1e3,
+                written[0], ok ? "checked" : "WRONG");
+            if (!ok)
+            {
+                System.exit(1);
+            }
+        }
+    }
+
+    /**
+     * The same work without Ringflow: one thread polls the views (read_committed), counts per app in a HashMap and
+     * sends each new count with an idempotent producer, flushed at the end. What the Kafka clients and the broker in
+     * this JVM manage on this machine: the ceiling for the pipeline.
+     */
+    private static void baseline(final LocalKafkaBroker broker, final long events)
+    {
+        produceViews(broker, events);
+        final long start = System.nanoTime();
+        final Map<String, Object> config = new java.util.HashMap<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
+        final Map<Long, Long> perApp = new java.util.HashMap<>();
+        long read = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config);
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                 ProducerConfig.ACKS_CONFIG, "all",
+                 ProducerConfig.LINGER_MS_CONFIG, 5,
+                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)))
+        {
+            final List<TopicPartition> all = new ArrayList<>();
+            consumer.partitionsFor(views).forEach(p -> all.add(new TopicPartition(views, p.partition())));
+            consumer.assign(all);
+            consumer.seekToBeginning(all);
+            final CodecBuffer buffer = CodecBuffer.growable(32);
+            while (read < events)
+            {
+                for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100)))
+                {
+                    final View view = VIEWS.decode(CodecBuffer.wrap(record.value()), 0, record.value().length);
+                    final long count = perApp.merge(view.app(), 1L, Long::sum);
+                    final int length = COUNTS.encode(new Count(view.app(), count, view.sentNanos()), buffer, 0);
+                    producer.send(new ProducerRecord<>(counts, Long.toString(view.app())
+                        .getBytes(StandardCharsets.UTF_8), buffer.toByteArray(0, length)));
+                    read++;
+                }
+            }
+            producer.flush();
+        }
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        final long written = countCommitted(broker);
+        System.out.printf("RESULT baseline (plain Kafka clients, one thread, no Ringflow): %,d views in %.2f s = " +
+            "%.3f M records/s; output %,d counts (%s)%n", events, seconds, events / seconds / 1e6, written,
+            written == events ? "checked" : "WRONG");
+    }
+
+    private static void produceViews(final LocalKafkaBroker broker, final long events)
     {
         final long produceStart = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = producer(broker))
@@ -118,22 +220,6 @@ public final class KafkaPipelineHarness
             }
         }
         System.out.printf("produced %,d views in %.1f s%n", events, (System.nanoTime() - produceStart) / 1e9);
-        final long jobStart = System.nanoTime();
-        try (JobHandle job = job(broker, parallelism, guarantee, intervalMs, true).execute("kafka-throughput"))
-        {
-            final JobStatus status = job.termination().get(30, TimeUnit.MINUTES);
-            final double seconds = (System.nanoTime() - jobStart) / 1e9;
-            final long[] written = {countCommitted(broker)};
-            final boolean ok = status == JobStatus.FINISHED && (guarantee == DeliveryGuarantee.EXACTLY_ONCE ?
-                written[0] == events : written[0] >= events);
-            System.out.printf("RESULT throughput p=%d %s interval=%dms: %,d views in %.2f s = %.3f M records/s; " +
-                    "%d checkpoints; output %,d counts (%s)%n", parallelism, guarantee, intervalMs, events, seconds,
-                events / seconds / 1e6, job.completedCheckpoints().size(), written[0], ok ? "checked" : "WRONG");
-            if (!ok)
-            {
-                System.exit(1);
-            }
-        }
     }
 
     private static void latency(final LocalKafkaBroker broker, final long rate, final int seconds,
@@ -160,6 +246,8 @@ public final class KafkaPipelineHarness
         try (JobHandle job = job(broker, parallelism, guarantee, intervalMs, false).execute("kafka-latency");
              KafkaProducer<byte[], byte[]> producer = producer(broker))
         {
+            final java.util.concurrent.atomic.AtomicInteger checkpoints = new java.util.concurrent.atomic.AtomicInteger();
+            job.onCheckpointCompleted(c -> checkpoints.incrementAndGet());
             final SplittableRandom random = new SplittableRandom(7);
             final CodecBuffer buffer = CodecBuffer.growable(32);
             final long start = System.nanoTime();
@@ -189,7 +277,7 @@ public final class KafkaPipelineHarness
                     "%,d of %,d (%s); %d checkpoints%n", parallelism, guarantee, intervalMs, rate,
                 visible.getValueAtPercentile(50) / 1e6, visible.getValueAtPercentile(90) / 1e6,
                 visible.getValueAtPercentile(99) / 1e6, visible.getMaxValue() / 1e6, visible.getTotalCount(),
-                seen.get(), total, ok ? "checked" : "WRONG", job.completedCheckpoints().size());
+                seen.get(), total, ok ? "checked" : "WRONG", checkpoints.get());
             job.cancel();
             if (!ok)
             {
@@ -206,7 +294,7 @@ public final class KafkaPipelineHarness
             .build());
         final KafkaSource.Builder<View> source = KafkaSource.builder(View.class)
             .bootstrapServers(broker.bootstrapServers())
-            .topics("views")
+            .topics(views)
             .deserializer(KafkaRecordDeserializer.valueCodec(VIEWS));
         if (bounded)
         {
@@ -219,7 +307,7 @@ public final class KafkaPipelineHarness
             .sinkTo(KafkaSink.<Count>builder()
                 .bootstrapServers(broker.bootstrapServers())
                 .deliveryGuarantee(guarantee)
-                .serializer(KafkaRecordSerializer.keyedValueCodec("counts", c -> Long.toString(c.app()), COUNTS))
+                .serializer(KafkaRecordSerializer.keyedValueCodec(counts, c -> Long.toString(c.app()), COUNTS))
                 .build())
             .setParallelism(parallelism);
         return env;
@@ -257,11 +345,11 @@ public final class KafkaPipelineHarness
         final long sentNanos)
     {
         final int length = VIEWS.encode(new View(app, sentNanos), buffer, 0);
-        producer.send(new ProducerRecord<>("views", Long.toString(app).getBytes(StandardCharsets.UTF_8),
+        producer.send(new ProducerRecord<>(views, Long.toString(app).getBytes(StandardCharsets.UTF_8),
             buffer.toByteArray(0, length)));
     }
 
-    /** @return how many records of "counts" a read_committed consumer reads, up to the last stable offset. */
+    /** @return how many records of counts a read_committed consumer reads, up to the last stable offset. */
     private static long countCommitted(final LocalKafkaBroker broker)
     {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(broker))
@@ -280,7 +368,7 @@ public final class KafkaPipelineHarness
         }
     }
 
-    /** Reads "counts" with read_committed, handing each poll's records over, until {@code stop} says so. */
+    /** Reads counts with read_committed, handing each poll's records over, until {@code stop} says so. */
     private static void readCommitted(final LocalKafkaBroker broker,
         final java.util.function.Consumer<org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]>> each,
         final java.util.function.BooleanSupplier stop)
@@ -309,7 +397,7 @@ public final class KafkaPipelineHarness
     private static List<TopicPartition> assignAll(final KafkaConsumer<byte[], byte[]> consumer)
     {
         final List<TopicPartition> all = new ArrayList<>();
-        consumer.partitionsFor("counts").forEach(p -> all.add(new TopicPartition("counts", p.partition())));
+        consumer.partitionsFor(counts).forEach(p -> all.add(new TopicPartition(counts, p.partition())));
         consumer.assign(all);
         consumer.seekToBeginning(all);
         return all;
