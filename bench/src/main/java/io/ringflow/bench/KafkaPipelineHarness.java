@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.ringflow.connectors.kafka.DeliveryGuarantee;
@@ -128,7 +129,7 @@ public final class KafkaPipelineHarness
         final long jobStart = System.nanoTime();
         try (JobHandle job = job(broker, parallelism, guarantee, intervalMs, true).execute("kafka-throughput"))
         {
-            final java.util.concurrent.atomic.AtomicInteger checkpoints = new java.util.concurrent.atomic.AtomicInteger();
+            final AtomicInteger checkpoints = new AtomicInteger();
             final Histogram syncMicros = new Histogram(3);
             job.onCheckpointCompleted(c ->
             {
@@ -246,7 +247,7 @@ public final class KafkaPipelineHarness
         try (JobHandle job = job(broker, parallelism, guarantee, intervalMs, false).execute("kafka-latency");
              KafkaProducer<byte[], byte[]> producer = producer(broker))
         {
-            final java.util.concurrent.atomic.AtomicInteger checkpoints = new java.util.concurrent.atomic.AtomicInteger();
+            final AtomicInteger checkpoints = new AtomicInteger();
             job.onCheckpointCompleted(c -> checkpoints.incrementAndGet());
             final SplittableRandom random = new SplittableRandom(7);
             final CodecBuffer buffer = CodecBuffer.growable(32);

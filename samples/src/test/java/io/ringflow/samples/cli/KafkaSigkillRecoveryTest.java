@@ -3,12 +3,9 @@ package io.ringflow.samples.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -57,7 +54,7 @@ class KafkaSigkillRecoveryTest
     void killedAndResumedRunsWriteEveryCountExactlyOnce() throws Exception
     {
         final SplittableRandom random = new SplittableRandom(21);
-        final List<String> command = command(List.of("kafka-page-view", "--bootstrap-servers",
+        final List<String> command = ChildJvm.command(List.of("kafka-page-view", "--bootstrap-servers",
             broker.bootstrapServers(), "--events", Long.toString(EVENTS), "--apps", "97", "--partitions", "3",
             "-p", "2", "--checkpoint-interval", "20", "--checkpoint-dir", dir.resolve("checkpoints").toString(),
             "--resume"));
@@ -112,26 +109,5 @@ class KafkaSigkillRecoveryTest
             // the last stable offset: what read_committed readers see (records and transaction markers)
             return consumer.endOffsets(all).values().stream().mapToLong(Long::longValue).sum();
         }
-    }
-
-    /** @return a command starting the CLI in a new JVM with this JVM's class path and module flags. */
-    private static List<String> command(final List<String> arguments)
-    {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xms256m");
-        command.add("-Xmx256m");
-        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle"))
-            {
-                command.add(flag);
-            }
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path") + File.pathSeparator);
-        command.add(RingflowCommand.class.getName());
-        command.addAll(arguments);
-        return command;
     }
 }

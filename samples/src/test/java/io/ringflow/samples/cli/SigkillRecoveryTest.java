@@ -7,13 +7,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.io.File;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +48,7 @@ class SigkillRecoveryTest
         final SplittableRandom random = new SplittableRandom(seed);
         final Path output = dir.resolve("out");
         final Path checkpoints = dir.resolve("checkpoints");
-        final List<String> command = command(List.of("page-view", "--events", Long.toString(EVENTS), "--apps", "97",
+        final List<String> command = ChildJvm.command(List.of("page-view", "--events", Long.toString(EVENTS), "--apps", "97",
             "--rate", "50000", "-p", Integer.toString(parallelism), "--checkpoint-interval", "20",
             "--checkpoint-mode", mode, "--checkpoint-dir", checkpoints.toString(), "--resume",
             "--state-backend", backend, "--output", output.toString(), "--quiet-totals"));
@@ -90,26 +87,5 @@ class SigkillRecoveryTest
     private static int parts(final Path output) throws IOException
     {
         return Files.isDirectory(output) ? CommittedOutput.parts(output).size() : 0;
-    }
-
-    /** @return a command starting the CLI in a new JVM with this JVM's class path and module flags. */
-    private static List<String> command(final List<String> arguments)
-    {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xms256m");
-        command.add("-Xmx256m");
-        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle"))
-            {
-                command.add(flag);
-            }
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path") + File.pathSeparator);
-        command.add(RingflowCommand.class.getName());
-        command.addAll(arguments);
-        return command;
     }
 }

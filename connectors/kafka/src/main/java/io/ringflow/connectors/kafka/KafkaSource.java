@@ -48,6 +48,9 @@ public final class KafkaSource<T> implements Source<T>
     final boolean skipUndeserializable;
     final Duration requestTimeout;
     final Map<String, Object> properties;
+    /** Partitions of a topic the source creates when it is missing at start; 0: fail instead. */
+    final int createPartitions;
+    final short createReplication;
     private final AtomicLong skipped = new AtomicLong();
 
     private KafkaSource(final Builder<T> b)
@@ -65,6 +68,8 @@ public final class KafkaSource<T> implements Source<T>
         this.skipUndeserializable = b.skipUndeserializable;
         this.requestTimeout = b.requestTimeout;
         this.properties = Map.copyOf(b.properties);
+        this.createPartitions = b.createPartitions;
+        this.createReplication = b.createReplication;
     }
 
     /**
@@ -152,6 +157,8 @@ public final class KafkaSource<T> implements Source<T>
         private boolean skipUndeserializable;
         private Duration requestTimeout = Duration.ofSeconds(30);
         private final Map<String, Object> properties = new HashMap<>();
+        private int createPartitions;
+        private short createReplication;
 
         private Builder(final Class<T> type)
         {
@@ -278,6 +285,25 @@ public final class KafkaSource<T> implements Source<T>
         }
 
         /**
+         * Creates a topic given by name that does not exist when the source starts, instead of failing.
+         *
+         * @param partitions  its partitions (&gt; 0).
+         * @param replication its replication factor (&gt; 0, at most the number of brokers).
+         * @return this builder.
+         */
+        public Builder<T> createMissingTopics(final int partitions, final int replication)
+        {
+            if (partitions <= 0 || replication <= 0 || replication > Short.MAX_VALUE)
+            {
+                throw new IllegalArgumentException("Kafka source: createMissingTopics needs partitions and " +
+                    "replication > 0, got " + partitions + " and " + replication);
+            }
+            this.createPartitions = partitions;
+            this.createReplication = (short)replication;
+            return this;
+        }
+
+        /**
          * @param key   a Kafka consumer setting (security, fetch sizes; {@code isolation.level=read_uncommitted}).
          * @param value its value.
          * @return this builder.
@@ -307,10 +333,13 @@ public final class KafkaSource<T> implements Source<T>
                 throw new IllegalArgumentException("Kafka source: a deserializer is required, e.g. " +
                     "KafkaRecordDeserializer.valueCodec(codec)");
             }
-            if (groupId == null && (commitOffsetsOnCheckpoint || startingOffsets.kind == StartingOffsets.Kind.COMMITTED))
+            final boolean needsGroup = commitOffsetsOnCheckpoint ||
+                startingOffsets.kind == StartingOffsets.Kind.COMMITTED;
+            if (groupId == null && needsGroup)
             {
                 throw new IllegalArgumentException("Kafka source: " + (commitOffsetsOnCheckpoint ?
-                    "commitOffsetsOnCheckpoint()" : "startingOffsets(" + startingOffsets + ")") + " needs groupId(...)");
+                    "commitOffsetsOnCheckpoint()" : "startingOffsets(" + startingOffsets + ")") +
+                    " needs groupId(...)");
             }
             if (discoveryInterval.isNegative() || requestTimeout.isNegative() || requestTimeout.isZero())
             {

@@ -67,6 +67,8 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
     private KafkaConsumer<byte[], byte[]> consumer;
     private long nextDiscoveryNanos;
     private boolean firstDiscovery = true;
+    /** A missing topic was created by this discovery: the next poll looks for its partitions. */
+    private boolean createdTopic;
     /** The polled batch, read partition by partition (records of one partition are in offset order). */
     private ConsumerRecords<byte[], byte[]> batch;
     private Iterator<TopicPartition> partitions;
@@ -250,12 +252,19 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
             for (final String topic : source.topics)
             {
                 final List<PartitionInfo> partitions = topics.get(topic);
+                if ((partitions == null || partitions.isEmpty()) && firstDiscovery && source.createPartitions > 0)
+                {
+                    createTopic(topic);
+                    createdTopic = true;
+                    continue;
+                }
                 if (partitions == null || partitions.isEmpty())
                 {
                     if (firstDiscovery)
                     {
                         throw new IllegalStateException("Kafka topic '" + topic + "' does not exist on " +
-                            source.bootstrapServers + " (the source does not create topics: create it first)");
+                            source.bootstrapServers + " (create it first, or build the source with " +
+                            "createMissingTopics)");
                     }
                     continue;
                 }
@@ -278,7 +287,50 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
         }
         firstDiscovery = false;
         final Duration interval = source.discoveryInterval;
-        nextDiscoveryNanos = interval.isZero() ? 0 : (System.nanoTime() + interval.toNanos()) | 1;
+        if (createdTopic)
+        {
+            createdTopic = false;
+            nextDiscoveryNanos = System.nanoTime() | 1; // a topic was just created: look again at the next poll
+        }
+        else
+        {
+            nextDiscoveryNanos = interval.isZero() ? 0 : (System.nanoTime() + interval.toNanos()) | 1;
+        }
+    }
+
+    /** Creates a missing topic (every subtask may try: "already exists" is success). */
+    private void createTopic(final String topic)
+    {
+        final Map<String, Object> admin = new HashMap<>();
+        admin.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, source.bootstrapServers);
+        admin.put(org.apache.kafka.clients.admin.AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            (int)source.requestTimeout.toMillis());
+        try (org.apache.kafka.clients.admin.Admin client = org.apache.kafka.clients.admin.Admin.create(admin))
+        {
+            client.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, source.createPartitions,
+                source.createReplication))).all().get(source.requestTimeout.toMillis(),
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+            LOG.log(System.Logger.Level.INFO, "created Kafka topic '" + topic + "' (" + source.createPartitions +
+                " partitions, replication " + source.createReplication + ")");
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            if (!(ex.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException))
+            {
+                throw new IllegalStateException("cannot create Kafka topic '" + topic + "' on " +
+                    source.bootstrapServers + ": " + ex.getCause(), ex.getCause());
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating Kafka topic '" + topic + "'", ex);
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            throw new IllegalStateException("Kafka at " + source.bootstrapServers + " did not answer within " +
+                source.requestTimeout.toMillis() + " ms while creating topic '" + topic + "'", ex);
+        }
     }
 
     private void start(final List<TopicPartition> added)

@@ -150,7 +150,7 @@ final class TransactionalProducer
         final RuntimeException missing;
 
         @SuppressWarnings({"unchecked", "rawtypes"})
-        private Internals(final boolean found) throws ReflectiveOperationException
+        private Internals() throws ReflectiveOperationException
         {
             missing = null;
             transactionManager = KafkaProducer.class.getDeclaredField("transactionManager");
@@ -194,11 +194,12 @@ final class TransactionalProducer
         {
             try
             {
-                return new Internals(true);
+                return new Internals();
             }
             catch (final ReflectiveOperationException | RuntimeException ex)
             {
-                return new Internals(new IllegalStateException("kafka-clients " + KafkaProducer.class.getPackage().getImplementationVersion() +
+                final String version = KafkaProducer.class.getPackage().getImplementationVersion();
+                return new Internals(new IllegalStateException("kafka-clients " + version +
                     " is not supported by Ringflow's exactly-once Kafka sink, which resumes pre-committed " +
                     "transactions through the client's internals (checked against 4.4): " + ex, ex));
             }

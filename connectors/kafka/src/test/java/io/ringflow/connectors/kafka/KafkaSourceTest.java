@@ -207,6 +207,23 @@ class KafkaSourceTest
     }
 
     @Test
+    void aMissingTopicIsCreatedWhenConfiguredAndThenRead() throws Exception
+    {
+        final CollectingSink<Long> sink = new CollectingSink<>();
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().build());
+        env.fromSource(numbers("created-by-source").createMissingTopics(2, 1).build(), "numbers").sinkTo(sink);
+        try (JobHandle job = env.execute("create-topic"))
+        {
+            Awaitility.await().atMost(GUARD).until(() -> broker.admin().listTopics().names().get()
+                .contains("created-by-source"));
+            KafkaTestSupport.produceNumbers(broker.bootstrapServers(), "created-by-source", 2, 0, 50);
+            Awaitility.await().atMost(GUARD).until(() -> sink.size() >= 50);
+            job.cancel();
+        }
+        assertThat(sorted(sink.results())).isEqualTo(range(0, 50));
+    }
+
+    @Test
     void anUnreachableBrokerFailsTheJobSayingSo() throws Exception
     {
         final int closedPort;
