@@ -37,6 +37,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunction, CheckpointListener
 {
     static final String OFFSETS_STATE = "ringflow.kafka.partition-offsets";
+    /**
+     * {@link #position()} of a bounded reader that reached its end. A finished subtask takes part in no later
+     * checkpoint's state, so a restore learns from this position (in the checkpoint's source positions) that the
+     * partitions it owned were read to the end, rather than reading them again from their start.
+     */
+    static final long FINISHED = Long.MAX_VALUE;
     private static final System.Logger LOG = System.getLogger(KafkaSourceReader.class.getName());
 
     /** One owned partition. */
@@ -77,6 +83,9 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
     private Split split;
     private long emitted;
     private boolean loggedSkip;
+    private boolean ended;
+    /** On restore: which former subtasks had finished (bounded), and the former parallelism; null otherwise. */
+    private boolean[] formerFinished;
 
     KafkaSourceReader(final KafkaSource<T> source, final SubtaskInfo subtask)
     {
@@ -122,12 +131,12 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
                     if (splits.isEmpty())
                     {
                         // owns no partition (yet): a bounded source is done, an unbounded one waits for discovery
-                        return source.bounded ? END_OF_INPUT : 0;
+                        return source.bounded ? end() : 0;
                     }
                     final ConsumerRecords<byte[], byte[]> records = poll();
                     if (records.isEmpty())
                     {
-                        return source.bounded && allDone() ? END_OF_INPUT : 0;
+                        return source.bounded && allDone() ? end() : 0;
                     }
                     batch = records;
                     partitions = records.partitions().iterator();
@@ -149,6 +158,29 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
         }
         emitted += count;
         return count;
+    }
+
+    private int end()
+    {
+        ended = true;
+        return END_OF_INPUT;
+    }
+
+    @Override
+    public void restoreFormerPositions(final List<Long> positions)
+    {
+        formerFinished = new boolean[positions.size()];
+        for (int i = 0; i < formerFinished.length; i++)
+        {
+            formerFinished[i] = positions.get(i) == FINISHED;
+        }
+    }
+
+    /** @return whether a former subtask that owned this partition finished reading it (bounded source, restore). */
+    private boolean readToTheEndBefore(final TopicPartition partition)
+    {
+        return formerFinished != null && formerFinished.length > 0 &&
+            formerFinished[KafkaSource.owner(partition.topic(), partition.partition(), formerFinished.length)];
     }
 
     /** Moves to the next partition of the polled batch; false when the batch is used up. */
@@ -349,6 +381,25 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
                 fresh.add(partition);
             }
         }
+        final List<TopicPartition> readBefore = new ArrayList<>();
+        if (source.bounded)
+        {
+            // a former subtask that finished took part in the checkpoint without state: its partitions are read
+            for (final java.util.Iterator<TopicPartition> it = fresh.iterator(); it.hasNext(); )
+            {
+                final TopicPartition partition = it.next();
+                if (readToTheEndBefore(partition))
+                {
+                    readBefore.add(partition);
+                    it.remove();
+                }
+            }
+            if (!readBefore.isEmpty())
+            {
+                starts.putAll(timed(() -> consumer.endOffsets(readBefore, source.requestTimeout),
+                    "reading the end offsets of " + readBefore));
+            }
+        }
         if (!fresh.isEmpty())
         {
             // a partition the checkpoint does not know, or one found while running, is read from its start
@@ -536,7 +587,7 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
     @Override
     public long position()
     {
-        return emitted;
+        return ended ? FINISHED : emitted;
     }
 
     @Override

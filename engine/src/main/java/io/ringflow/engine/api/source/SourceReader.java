@@ -38,6 +38,19 @@ public interface SourceReader<T> extends AutoCloseable
      */
     void seek(long position) throws Exception;
 
+    /**
+     * For a source that {@link Source#keepsPositionInState() keeps its position in state}: called once on restore,
+     * before its state is initialized, with the {@link #position()} every former subtask reported at the checkpoint,
+     * in former-subtask order (the list's size is the former parallelism). A subtask that had finished reported its
+     * position at its end and contributes no operator state to later checkpoints: this is how its successors learn
+     * that its splits were read to the end.
+     *
+     * @param positions the former subtasks' positions.
+     */
+    default void restoreFormerPositions(final java.util.List<Long> positions)
+    {
+    }
+
     @Override
     default void close() throws Exception
     {

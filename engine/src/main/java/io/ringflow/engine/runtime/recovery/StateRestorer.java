@@ -119,7 +119,11 @@ public final class StateRestorer
                 "aligned checkpoint");
         }
         final List<Long> positions = checkpoint.sourcePositions().get(node.uid());
-        if (positions != null && operator instanceof SourceOperator source && !source.keepsPositionInState())
+        if (positions != null && operator instanceof SourceOperator source && source.keepsPositionInState())
+        {
+            source.restoreFormerPositions(positions);
+        }
+        else if (positions != null && operator instanceof SourceOperator)
         {
             if (positions.size() != node.parallelism())
             {

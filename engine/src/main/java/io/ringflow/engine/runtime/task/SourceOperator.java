@@ -12,6 +12,8 @@ public final class SourceOperator extends StreamOperator
     private SourceReader<Object> reader;
     /** Where a restored subtask resumes, or -1 to start from the beginning. */
     private long restoredPosition = -1;
+    /** For a source that keeps its position in state: every former subtask's position at the checkpoint, or null. */
+    private java.util.List<Long> formerPositions;
 
     /** @param source the user's source, shared by all subtasks; each subtask creates its own reader. */
     @SuppressWarnings("unchecked")
@@ -30,6 +32,16 @@ public final class SourceOperator extends StreamOperator
         this.restoredPosition = position;
     }
 
+    /**
+     * Called before the task starts when the job is restored and the source keeps its position in state.
+     *
+     * @param positions every former subtask's position at the checkpoint (its end position if it had finished).
+     */
+    public void restoreFormerPositions(final java.util.List<Long> positions)
+    {
+        this.formerPositions = java.util.List.copyOf(positions);
+    }
+
     /** @return whether the source restores from its own operator state rather than from one position. */
     public boolean keepsPositionInState()
     {
@@ -46,6 +58,10 @@ public final class SourceOperator extends StreamOperator
     public void open() throws Exception
     {
         reader = source.createReader(runtime);
+        if (formerPositions != null)
+        {
+            reader.restoreFormerPositions(formerPositions);
+        }
         initializeListenerState();
         if (restoredPosition >= 0)
         {
