@@ -131,6 +131,84 @@ class KafkaSourceTest
         assertThat(after.results()).doesNotContainAnyElementsOf(before.results());
     }
 
+    /**
+     * A bounded source subtask that finished has no state in later checkpoints; a restore from one must not read
+     * its partitions again. Reader level, deterministic: former parallelism 2, restored at 1; the former owner of
+     * partition 0 had finished, the owner of partition 1 had read 3 records.
+     */
+    @Test
+    void aPartitionWhoseFormerOwnerFinishedIsNotReadAgainOnRestore() throws Exception
+    {
+        broker.createTopic("finished-owner", 2);
+        KafkaTestSupport.produceNumbers(broker.bootstrapServers(), "finished-owner", 2, 0, 20);
+        final boolean zeroOwnsPartition0 = KafkaSource.owner("finished-owner", 0, 2) == 0;
+        final List<Long> formerPositions = zeroOwnsPartition0 ? List.of(KafkaSourceReader.FINISHED, 3L) :
+            List.of(3L, KafkaSourceReader.FINISHED);
+        // partition 1 holds 1, 3, ..., 19 at offsets 0..9: from offset 3 on, 7..19
+        assertThat(sorted(restoreAndRead(formerPositions))).isEqualTo(List.of(7L, 9L, 11L, 13L, 15L, 17L, 19L));
+        // the control: without the finished position, partition 0 (0, 2, ..., 18) would be read again
+        assertThat(restoreAndRead(null)).contains(0L, 2L, 18L);
+    }
+
+    private List<Long> restoreAndRead(final List<Long> formerPositions) throws Exception
+    {
+        final io.ringflow.engine.runtime.task.OperatorStateStore former =
+            new io.ringflow.engine.runtime.task.OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns());
+        former.getUnionListState(KafkaSourceReader.OFFSETS_STATE, PartitionOffset.class)
+            .add(new PartitionOffset("finished-owner", 1, 3));
+        final io.ringflow.engine.runtime.task.OperatorStateStore store =
+            new io.ringflow.engine.runtime.task.OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns());
+        store.restore(List.of(Map.entry("former", former.snapshot())), 0, 1,
+            io.ringflow.engine.runtime.task.OperatorStateStore.DEAL);
+        final KafkaSource<Long> source = numbers("finished-owner").bounded().build();
+        final KafkaSourceReader<Long> reader = (KafkaSourceReader<Long>)source.createReader(
+            new io.ringflow.engine.api.functions.SubtaskInfo()
+            {
+                @Override
+                public String jobName()
+                {
+                    return "restore";
+                }
+
+                @Override
+                public String operatorName()
+                {
+                    return "numbers";
+                }
+
+                @Override
+                public int subtaskIndex()
+                {
+                    return 0;
+                }
+
+                @Override
+                public int parallelism()
+                {
+                    return 1;
+                }
+            });
+        if (formerPositions != null)
+        {
+            reader.restoreFormerPositions(formerPositions);
+        }
+        reader.initializeState(store);
+        final List<Long> read = new ArrayList<>();
+        try
+        {
+            final long deadline = System.nanoTime() + GUARD.toNanos();
+            while (reader.pollNext(read::add, 100) != io.ringflow.engine.api.source.SourceReader.END_OF_INPUT)
+            {
+                assertThat(System.nanoTime()).as("the bounded reader ends").isLessThan(deadline);
+            }
+        }
+        finally
+        {
+            reader.close();
+        }
+        return read;
+    }
+
     @Test
     void startsAtTheFirstRecordAtOrAfterATimestamp() throws Exception
     {
