@@ -110,8 +110,7 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
     {
         if (consumer == null)
         {
-            consumer = new KafkaConsumer<>(consumerProperties());
-            discover();
+            connect();
         }
         else if (nextDiscoveryNanos != 0 && System.nanoTime() - nextDiscoveryNanos >= 0)
         {
@@ -253,6 +252,13 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
             all &= split.done;
         }
         return all;
+    }
+
+    /** Creates the consumer and assigns the owned partitions: at the first poll, or at a barrier that comes first. */
+    private void connect()
+    {
+        consumer = new KafkaConsumer<>(consumerProperties());
+        discover();
     }
 
     /** Finds the partitions this subtask owns and starts reading the new ones. */
@@ -537,6 +543,12 @@ final class KafkaSourceReader<T> implements SourceReader<T>, CheckpointedFunctio
     @Override
     public void snapshotState(final long checkpointId)
     {
+        if (consumer == null)
+        {
+            // a barrier before the first poll: resolve the owned partitions' offsets now (restored, started, or
+            // read by a former subtask that finished), so that this snapshot holds every one of them
+            connect();
+        }
         final List<PartitionOffset> offsets = new ArrayList<>(splits.size() + restoredOffsets.size());
         for (final Split split : splits.values())
         {
