@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.ringflow.connectors.kafka.CommittedRecords;
 import io.ringflow.connectors.kafka.DeliveryGuarantee;
 import io.ringflow.connectors.kafka.KafkaRecordDeserializer;
 import io.ringflow.connectors.kafka.KafkaRecordSerializer;
@@ -350,26 +351,15 @@ public final class KafkaPipelineHarness
             buffer.toByteArray(0, length)));
     }
 
-    /** @return how many records of counts a read_committed consumer reads, up to the last stable offset. */
+    /** @return how many records of the round's output topic a read_committed consumer reads now. */
     private static long countCommitted(final LocalKafkaBroker broker)
     {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(broker))
-        {
-            final List<TopicPartition> all = assignAll(consumer);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(all);
-            long count = 0;
-            while (all.stream().anyMatch(p -> consumer.position(p) < ends.get(p)))
-            {
-                for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100)))
-                {
-                    count += record.offset() < ends.get(new TopicPartition(record.topic(), record.partition())) ? 1 : 0;
-                }
-            }
-            return count;
-        }
+        final long[] count = {0};
+        CommittedRecords.forEach(broker.bootstrapServers(), counts, record -> count[0]++);
+        return count[0];
     }
 
-    /** Reads counts with read_committed, handing each poll's records over, until {@code stop} says so. */
+    /** Reads the round's output topic with read_committed, handing each poll's records over, until {@code stop} says so. */
     private static void readCommitted(final LocalKafkaBroker broker,
         final java.util.function.Consumer<org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]>> each,
         final java.util.function.BooleanSupplier stop)

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.ringflow.connectors.kafka.CommittedRecords;
 import io.ringflow.connectors.kafka.DeliveryGuarantee;
 import io.ringflow.connectors.kafka.KafkaRecordDeserializer;
 import io.ringflow.connectors.kafka.KafkaRecordSerializer;
@@ -36,15 +37,10 @@ import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -160,7 +156,7 @@ public final class KafkaPageViewCommand implements Callable<Integer>
                     (System.nanoTime() - start) / 1e9);
             }
             createTopics();
-            final long present = endOffsets(inputTopic, false).values().stream().mapToLong(Long::longValue).sum();
+            final long present = CommittedRecords.lastStableOffsets(bootstrapServers, inputTopic);
             if (present == 0)
             {
                 produce(out);
@@ -293,12 +289,12 @@ public final class KafkaPageViewCommand implements Callable<Integer>
     {
         final Map<Long, Long> expected = new HashMap<>();
         final Codec<PageView> viewCodec = CodecRegistry.withBuiltIns().codecFor(PageView.class);
-        readCommitted(inputTopic, record -> expected.merge(viewCodec.decode(CodecBuffer.wrap(record.value()), 0,
+        CommittedRecords.forEach(bootstrapServers, inputTopic, record -> expected.merge(viewCodec.decode(CodecBuffer.wrap(record.value()), 0,
             record.value().length).appId(), 1L, Long::sum));
         final Codec<AppCount> countCodec = CodecRegistry.withBuiltIns().codecFor(AppCount.class);
         final Map<Long, List<Long>> seen = new HashMap<>();
         final long[] updates = new long[1];
-        readCommitted(outputTopic, record ->
+        CommittedRecords.forEach(bootstrapServers, outputTopic, record ->
         {
             final AppCount count = countCodec.decode(CodecBuffer.wrap(record.value()), 0, record.value().length);
             seen.computeIfAbsent(count.appId(), a -> new ArrayList<>()).add(count.count());
@@ -347,49 +343,6 @@ public final class KafkaPageViewCommand implements Callable<Integer>
                 ")");
         }
         return ok;
-    }
-
-    private Map<TopicPartition, Long> endOffsets(final String topic, final boolean committedOnly)
-    {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(committedOnly))
-        {
-            final List<TopicPartition> all = consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
-            return consumer.endOffsets(all);
-        }
-    }
-
-    private void readCommitted(final String topic,
-        final java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each)
-    {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(true))
-        {
-            final List<TopicPartition> all = consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(all);
-            consumer.seekToBeginning(all);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(all);
-            while (all.stream().anyMatch(p -> consumer.position(p) < ends.get(p)))
-            {
-                for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200)))
-                {
-                    if (record.offset() < ends.get(new TopicPartition(record.topic(), record.partition())))
-                    {
-                        each.accept(record);
-                    }
-                }
-            }
-        }
-    }
-
-    private KafkaConsumer<byte[], byte[]> consumer(final boolean readCommitted)
-    {
-        return new KafkaConsumer<>(Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted",
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
     }
 
     private static void deleteQuietly(final Path root)

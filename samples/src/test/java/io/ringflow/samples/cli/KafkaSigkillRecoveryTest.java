@@ -7,15 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.ringflow.connectors.kafka.CommittedRecords;
 import io.ringflow.connectors.kafka.local.LocalKafkaBroker;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -90,24 +86,9 @@ class KafkaSigkillRecoveryTest
         assertThat(kills).as("the run outlasted the kills").isEqualTo(KILLS);
     }
 
-    /** @return how many records of the output topic a read_committed consumer can see now. */
+    /** @return how far a read_committed consumer of the output topic can read now (records and markers). */
     private static long committedOutput()
     {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class)))
-        {
-            final var partitions = consumer.listTopics().get("app-counts");
-            if (partitions == null)
-            {
-                return 0;
-            }
-            final List<TopicPartition> all = partitions.stream()
-                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            // the last stable offset: what read_committed readers see (records and transaction markers)
-            return consumer.endOffsets(all).values().stream().mapToLong(Long::longValue).sum();
-        }
+        return CommittedRecords.lastStableOffsets(broker.bootstrapServers(), "app-counts");
     }
 }

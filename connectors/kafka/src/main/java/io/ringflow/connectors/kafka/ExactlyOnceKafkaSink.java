@@ -99,14 +99,8 @@ final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommit
      */
     static boolean isFencing(final Throwable failure)
     {
-        for (Throwable t = failure; t != null; t = t.getCause())
-        {
-            if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException)
-            {
-                return true;
-            }
-        }
-        return false;
+        return causedBy(failure, ProducerFencedException.class) ||
+            causedBy(failure, InvalidProducerEpochException.class);
     }
 
     static boolean causedBy(final Throwable failure, final Class<? extends Throwable> type)

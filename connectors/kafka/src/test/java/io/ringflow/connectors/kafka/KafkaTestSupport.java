@@ -1,7 +1,6 @@
 package io.ringflow.connectors.kafka;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,14 +13,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** Writing input topics and reading output topics of the connector's tests, with plain Kafka clients. */
@@ -51,30 +46,11 @@ final class KafkaTestSupport
         }
     }
 
-    /**
-     * Reads a whole topic as a {@code read_committed} consumer: up to its last stable offset, so records of open
-     * transactions are neither seen nor waited for.
-     */
+    /** Reads a whole topic as a {@code read_committed} consumer, up to its last stable offset. */
     static List<ConsumerRecord<byte[], byte[]>> readCommitted(final String bootstrap, final String topic)
     {
-        final Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config))
-        {
-            final List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p)))
-            {
-                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
-            }
-        }
+        CommittedRecords.forEach(bootstrap, topic, records::add);
         return records;
     }
 
