@@ -66,11 +66,11 @@ public final class ConnectedStreams<T1, T2>
         final StreamNode node = env.graph().addNode(description, description.defaultName());
         for (final DataStream.Input input : first.inputs)
         {
-            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector);
+            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector, input.sideOutput);
         }
         for (final DataStream.Input input : second.inputs)
         {
-            env.graph().addEdge(input.node, node, 1, input.partition, input.keySelector);
+            env.graph().addEdge(input.node, node, 1, input.partition, input.keySelector, input.sideOutput);
         }
         StreamGraph.setOutputType(node, TypeExtraction.typeArgument(probe, CoProcessFunction.class, 2));
         return new DataStream<>(env, node);

@@ -1,5 +1,6 @@
 package io.ringflow.engine.api;
 
+import io.ringflow.engine.api.eventtime.WatermarkStrategy;
 import io.ringflow.engine.api.functions.CoProcessFunction;
 import io.ringflow.engine.api.functions.FilterFunction;
 import io.ringflow.engine.api.functions.FlatMapFunction;
@@ -53,8 +54,18 @@ public class DataStream<T>
         final PartitionKind partition;
         final KeySelector<Object, Object> keySelector;
 
+        /** The producing node's side output this input reads, or null for its main output. */
+        final io.ringflow.engine.api.functions.OutputTag<?> sideOutput;
+
         Input(final StreamNode node, final PartitionKind partition, final KeySelector<Object, Object> keySelector)
         {
+            this(node, partition, keySelector, null);
+        }
+
+        Input(final StreamNode node, final PartitionKind partition, final KeySelector<Object, Object> keySelector,
+            final io.ringflow.engine.api.functions.OutputTag<?> sideOutput)
+        {
+            this.sideOutput = sideOutput;
             this.node = node;
             this.partition = partition;
             this.keySelector = keySelector;
@@ -149,6 +160,22 @@ public class DataStream<T>
     }
 
     /**
+     * Gives the records of this stream event-time timestamps and generates watermarks from them, as
+     * {@code strategy} says. Put it right after the source: it is chained into the source's task, one watermark
+     * generator per source subtask. Watermarks from upstream of it are dropped (except the end of the input).
+     *
+     * @param strategy timestamps, watermarks, idleness; see {@link WatermarkStrategy}.
+     * @return the same records, with timestamps, followed by watermarks.
+     */
+    public DataStream<T> assignTimestampsAndWatermarks(final WatermarkStrategy<T> strategy)
+    {
+        Objects.requireNonNull(strategy, "strategy");
+        final StreamNode node = addOneInput(new Descriptions.TimestampsAndWatermarksOp(strategy));
+        StreamGraph.setOutputType(node, singleInputType());
+        return new DataStream<>(env, node);
+    }
+
+    /**
      * Partitions the stream by key: records with equal keys go to the same subtask of the next operator, and keyed
      * state there is scoped to the key.
      *
@@ -163,7 +190,8 @@ public class DataStream<T>
         final List<Input> keyed = new ArrayList<>();
         for (final Input input : inputs)
         {
-            keyed.add(new Input(input.node, PartitionKind.KEY_HASH, (KeySelector<Object, Object>)keySelector));
+            keyed.add(new Input(input.node, PartitionKind.KEY_HASH, (KeySelector<Object, Object>)keySelector,
+                input.sideOutput));
         }
         return new KeyedStream<>(env, keyed, keySelector);
     }
@@ -314,7 +342,7 @@ public class DataStream<T>
         final StreamNode node = env.graph().addNode(description, description.defaultName());
         for (final Input input : inputs)
         {
-            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector);
+            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector, input.sideOutput);
         }
         return node;
     }
@@ -324,6 +352,10 @@ public class DataStream<T>
     {
         for (final Input input : inputs)
         {
+            if (input.sideOutput != null)
+            {
+                return input.sideOutput.type();
+            }
             if (input.node.outputType() != null)
             {
                 return input.node.outputType();
@@ -348,12 +380,31 @@ public class DataStream<T>
         return inputs.get(0).node;
     }
 
+    /**
+     * The records the operator producing this stream sent to side output {@code tag} ({@code ctx.output(tag, x)} in
+     * a process function; late records of a window with {@code sideOutputLateData(tag)}).
+     *
+     * @param tag the side output.
+     * @param <X> its record type.
+     * @return the side output's stream.
+     */
+    public <X> DataStream<X> getSideOutput(final io.ringflow.engine.api.functions.OutputTag<X> tag)
+    {
+        Objects.requireNonNull(tag, "tag");
+        final StreamNode node = singleNode("getSideOutput");
+        if (node.kind() == io.ringflow.engine.graph.NodeKind.SINK)
+        {
+            throw new InvalidJobException("getSideOutput(" + tag.id() + "): " + node.describe() + " is a sink");
+        }
+        return new DataStream<>(env, List.of(new Input(node, null, null, tag)));
+    }
+
     private DataStream<T> withPartition(final PartitionKind partition)
     {
         final List<Input> changed = new ArrayList<>();
         for (final Input input : inputs)
         {
-            changed.add(new Input(input.node, partition, null));
+            changed.add(new Input(input.node, partition, null, input.sideOutput));
         }
         return new DataStream<>(env, changed);
     }

@@ -37,9 +37,15 @@ public final class JobConfig
     private final Path resumeFrom;
     private final boolean allowNonRestoredState;
     private final StateBackend stateBackend;
+    private final java.time.Clock clock;
+    private final long autoWatermarkIntervalMillis;
+    private final int timerFiringBatch;
 
     private JobConfig(final Builder b)
     {
+        clock = b.clock;
+        autoWatermarkIntervalMillis = b.autoWatermarkIntervalMillis;
+        timerFiringBatch = b.timerFiringBatch;
         stateBackend = b.stateBackend;
         restartStrategy = b.restartStrategy;
         restoreFrom = b.restoreFrom;
@@ -195,6 +201,24 @@ public final class JobConfig
         return stateBackend;
     }
 
+    /** @return the clock processing time is read from (timers, watermark intervals, idleness). */
+    public java.time.Clock clock()
+    {
+        return clock;
+    }
+
+    /** @return how often, in processing-time milliseconds, periodic watermark generators are asked to emit. */
+    public long autoWatermarkIntervalMillis()
+    {
+        return autoWatermarkIntervalMillis;
+    }
+
+    /** @return the most timers an operator fires in one go before its task looks at its inputs (and barriers) again. */
+    public int timerFiringBatch()
+    {
+        return timerFiringBatch;
+    }
+
     /** @return a builder holding these settings. */
     public Builder toBuilder()
     {
@@ -218,6 +242,9 @@ public final class JobConfig
         b.resumeFrom = resumeFrom;
         b.allowNonRestoredState = allowNonRestoredState;
         b.stateBackend = stateBackend;
+        b.clock = clock;
+        b.autoWatermarkIntervalMillis = autoWatermarkIntervalMillis;
+        b.timerFiringBatch = timerFiringBatch;
         return b;
     }
 
@@ -230,7 +257,9 @@ public final class JobConfig
             ", chaining=" + chaining + ", specializeChains=" + specializeChains + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
             ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
             ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom + ", resumeFrom=" + resumeFrom +
-            ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend + '}';
+            ", allowNonRestoredState=" + allowNonRestoredState + ", stateBackend=" + stateBackend +
+            ", clock=" + clock + ", autoWatermarkIntervalMillis=" + autoWatermarkIntervalMillis +
+            ", timerFiringBatch=" + timerFiringBatch + '}';
     }
 
     /**
@@ -257,6 +286,9 @@ public final class JobConfig
         private Path resumeFrom;
         private boolean allowNonRestoredState;
         private StateBackend stateBackend = new ChronicleStateBackend();
+        private java.time.Clock clock = java.time.Clock.systemUTC();
+        private long autoWatermarkIntervalMillis = 200;
+        private int timerFiringBatch = 1024;
 
         private Builder()
         {
@@ -442,6 +474,40 @@ public final class JobConfig
         }
 
         /**
+         * @param value where processing time comes from (default the system clock, UTC): processing-time timers and
+         *              windows, periodic watermarks and source idleness read it; a test passes a clock it moves
+         *              itself, so processing time is deterministic.
+         * @return this
+         */
+        public Builder clock(final java.time.Clock value)
+        {
+            clock = value;
+            return this;
+        }
+
+        /**
+         * @param value how often periodic watermark generators emit (default 200 ms of processing time).
+         * @return this
+         */
+        public Builder autoWatermarkInterval(final java.time.Duration value)
+        {
+            autoWatermarkIntervalMillis = value == null ? -1 : value.toMillis();
+            return this;
+        }
+
+        /**
+         * @param value the most timers an operator fires before its task reads its inputs again (default 1024): a
+         *              watermark that makes a million timers due fires them in bounded batches, and a barrier gets
+         *              through between two batches.
+         * @return this
+         */
+        public Builder timerFiringBatch(final int value)
+        {
+            timerFiringBatch = value;
+            return this;
+        }
+
+        /**
          * @return the validated settings.
          * @throws IllegalArgumentException naming the first invalid option.
          */
@@ -506,6 +572,18 @@ public final class JobConfig
             {
                 throw new IllegalArgumentException("allowNonRestoredState is set but restoreFrom is not: there is " +
                     "nothing to restore");
+            }
+            if (clock == null)
+            {
+                throw new IllegalArgumentException("clock must not be null; the default is Clock.systemUTC()");
+            }
+            if (autoWatermarkIntervalMillis < 1)
+            {
+                throw invalid("autoWatermarkInterval (ms)", autoWatermarkIntervalMillis, "must be at least 1 ms");
+            }
+            if (timerFiringBatch < 1)
+            {
+                throw invalid("timerFiringBatch", timerFiringBatch, "must be at least 1");
             }
             if (maxParkNanos < 1_000 || maxParkNanos > 1_000_000_000L)
             {

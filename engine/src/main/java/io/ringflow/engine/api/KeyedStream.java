@@ -151,6 +151,17 @@ public final class KeyedStream<K, T> extends DataStream<T>
         return reduce(UserFunction.shared(aggregation), aggregation.operatorName());
     }
 
+    /**
+     * Cuts the stream into windows per key.
+     *
+     * @param assigner which windows each record belongs to (tumbling, sliding, session; event or processing time).
+     * @return the windowed stream, to configure and give a window function.
+     */
+    public WindowedStream<T, K> window(final io.ringflow.engine.api.windowing.WindowAssigner assigner)
+    {
+        return new WindowedStream<>(this, assigner);
+    }
+
     private DataStream<T> reduce(final UserFunction<ReduceFunction<T>> function, final String name)
     {
         final Class<?> type = singleInputType();

@@ -85,7 +85,16 @@ public final class ChannelReader extends ReaderRhsPadding
         return window;
     }
 
-    /** @param sequence a BARRIER slot's sequence. @return its checkpoint id. */
+    /** @param sequence a WATERMARK slot's sequence. @return its watermark. */
+    public long watermark(final long sequence)
+    {
+        return slots.getLong(payloadOffset(sequence));
+    }
+
+    /**
+     * @param sequence a barrier slot's sequence.
+     * @return its checkpoint id.
+     */
     public long barrierCheckpointId(final long sequence)
     {
         return slots.getLong(payloadOffset(sequence) + SlotDescriptor.BARRIER_CHECKPOINT_ID_OFFSET);
@@ -135,9 +144,13 @@ public final class ChannelReader extends ReaderRhsPadding
             final long header = header(sequence);
             if (SlotDescriptor.kind(header) == SlotKind.RECORD)
             {
-                // the record's own bytes: a key sent in front of them is not part of the channel state
-                final int skip = SlotDescriptor.hasLongKey(header) ? SlotDescriptor.LONG_KEY_LENGTH : 0;
-                visitor.record(window, payloadOffset(sequence) + skip, SlotDescriptor.length(header) - skip);
+                // the record's own bytes and its timestamp: a key sent in front of them is not part of the state
+                final boolean stamped = SlotDescriptor.hasTimestamp(header);
+                final int offset = payloadOffset(sequence);
+                final long timestamp = stamped ? window.getLong(offset) : RecordTimestamp.NO_TIMESTAMP;
+                final int skip = (stamped ? SlotDescriptor.TIMESTAMP_LENGTH : 0) +
+                    (SlotDescriptor.hasLongKey(header) ? SlotDescriptor.LONG_KEY_LENGTH : 0);
+                visitor.record(timestamp, window, offset + skip, SlotDescriptor.length(header) - skip);
                 records++;
             }
         }
@@ -155,10 +168,11 @@ public final class ChannelReader extends ReaderRhsPadding
     public interface RecordVisitor
     {
         /**
-         * @param buffer where the record is.
-         * @param offset where its bytes start.
-         * @param length how many.
+         * @param timestamp the record's timestamp, or {@link RecordTimestamp#NO_TIMESTAMP}.
+         * @param buffer    where the record is.
+         * @param offset    where its bytes start.
+         * @param length    how many.
          */
-        void record(CodecBuffer buffer, int offset, int length);
+        void record(long timestamp, CodecBuffer buffer, int offset, int length);
     }
 }

@@ -33,6 +33,10 @@ public final class ChannelWriter extends WriterRhsPadding
     private final int publishBatch;
     private final ParkingSignal consumerWakeup;
     private BackPressure backPressure = channel -> Thread.onSpinWait();
+    /** The task's current record timestamp, sent in front of each record that has one. */
+    private RecordTimestamp timestamps = new RecordTimestamp();
+    /** Whether the claimed slot's payload starts with a timestamp. */
+    private boolean pendingStamped;
 
     ChannelWriter(final RingChannel channel, final int publishBatch, final ParkingSignal wakeup)
     {
@@ -57,7 +61,18 @@ public final class ChannelWriter extends WriterRhsPadding
     }
 
     /**
-     * Claims the next free slot for a record, waiting through the back-pressure while the ring is full.
+     * @param timestamps the task's record timestamp cell, read at each {@link #claimRecord}; set once, before the
+     *                   producer thread starts.
+     */
+    public void timestamps(final RecordTimestamp timestamps)
+    {
+        this.timestamps = timestamps;
+    }
+
+    /**
+     * Claims the next free slot for a record, waiting through the back-pressure while the ring is full. When the
+     * task's current record has a timestamp, it is written at the start of the payload and the window begins after
+     * it.
      *
      * @return the window over the slot's payload: write the record at 0, within its capacity. Valid until the next
      *     claim.
@@ -68,7 +83,17 @@ public final class ChannelWriter extends WriterRhsPadding
         {
             pending = claim();
         }
-        return window.rewrap(slots, channel.offsetOf(pending) + SlotDescriptor.HEADER_LENGTH, payloadCapacity);
+        final int payload = channel.offsetOf(pending) + SlotDescriptor.HEADER_LENGTH;
+        final long timestamp = timestamps.value;
+        if (timestamp == RecordTimestamp.NO_TIMESTAMP)
+        {
+            pendingStamped = false;
+            return window.rewrap(slots, payload, payloadCapacity);
+        }
+        pendingStamped = true;
+        slots.putLong(payload, timestamp);
+        return window.rewrap(slots, payload + SlotDescriptor.TIMESTAMP_LENGTH,
+            payloadCapacity - SlotDescriptor.TIMESTAMP_LENGTH);
     }
 
     /**
@@ -82,7 +107,10 @@ public final class ChannelWriter extends WriterRhsPadding
     {
         final long sequence = pending;
         pending = -1;
-        slots.putLong(channel.offsetOf(sequence), SlotDescriptor.header(SlotKind.RECORD, keyGroup, length));
+        slots.putLong(channel.offsetOf(sequence), pendingStamped ?
+            SlotDescriptor.header(SlotKind.RECORD, SlotDescriptor.FLAG_TIMESTAMP, keyGroup,
+                SlotDescriptor.TIMESTAMP_LENGTH + length) :
+            SlotDescriptor.header(SlotKind.RECORD, keyGroup, length));
         if (sequence - lastPublished >= publishBatch)
         {
             publishUpTo(sequence);
@@ -100,7 +128,9 @@ public final class ChannelWriter extends WriterRhsPadding
     {
         final long sequence = pending;
         pending = -1;
-        slots.putLong(channel.offsetOf(sequence),
+        slots.putLong(channel.offsetOf(sequence), pendingStamped ?
+            SlotDescriptor.header(SlotKind.RECORD, SlotDescriptor.FLAG_LONG_KEY | SlotDescriptor.FLAG_TIMESTAMP,
+                keyGroup, SlotDescriptor.TIMESTAMP_LENGTH + length) :
             SlotDescriptor.header(SlotKind.RECORD, SlotDescriptor.FLAG_LONG_KEY, keyGroup, length));
         if (sequence - lastPublished >= publishBatch)
         {
@@ -174,8 +204,9 @@ public final class ChannelWriter extends WriterRhsPadding
         {
             encodedLength = -1;
         }
-        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength, payloadCapacity - reserved,
-            reserved);
+        final int stamp = pendingStamped ? SlotDescriptor.TIMESTAMP_LENGTH : 0;
+        return new RecordTooLargeException(channel.name(), codec.type(), encodedLength,
+            payloadCapacity - reserved - stamp, reserved + stamp);
     }
 
     /**
@@ -214,6 +245,41 @@ public final class ChannelWriter extends WriterRhsPadding
         slots.putLong(offset, SlotDescriptor.header(SlotKind.BARRIER, SlotDescriptor.NO_KEY_GROUP,
             SlotDescriptor.BARRIER_PAYLOAD_LENGTH));
         publishUpTo(sequence);
+    }
+
+    /**
+     * Writes a watermark after everything written so far; it is published with them (at the latest when the task
+     * flushes at the end of its cycle).
+     *
+     * @param watermark the event time no later record on this channel is at or below.
+     */
+    public void writeWatermark(final long watermark)
+    {
+        writeWatermarkSlot(0, watermark);
+    }
+
+    /**
+     * Writes a change of the channel's watermark status after everything written so far.
+     *
+     * @param idle true: the channel goes idle (downstream leaves it out of its watermark); false: active again.
+     */
+    public void writeWatermarkStatus(final boolean idle)
+    {
+        writeWatermarkSlot(idle ? SlotDescriptor.FLAG_IDLE : SlotDescriptor.FLAG_ACTIVE, 0);
+    }
+
+    private void writeWatermarkSlot(final int flags, final long watermark)
+    {
+        final long sequence = pending >= 0 ? pending : claim();
+        pending = -1;
+        final int offset = channel.offsetOf(sequence);
+        slots.putLong(offset + SlotDescriptor.HEADER_LENGTH, watermark);
+        slots.putLong(offset, SlotDescriptor.header(SlotKind.WATERMARK, flags, SlotDescriptor.NO_KEY_GROUP,
+            SlotDescriptor.WATERMARK_PAYLOAD_LENGTH));
+        if (sequence - lastPublished >= publishBatch)
+        {
+            publishUpTo(sequence);
+        }
     }
 
     /** Writes END_OF_INPUT after everything written so far and publishes. Nothing may be written afterwards. */

@@ -17,12 +17,16 @@ package io.ringflow.engine.channel;
  *  +---------------------------------------------------------------+
  *
  *  kind:       RECORD, BARRIER, END_OF_INPUT, WATERMARK ({@link SlotKind})
- *  flags:      {@value #FLAG_LONG_KEY} (LONG_KEY): the record was sent by a {@code Long} key, whose value the payload
- *              starts with (8 bytes, before the codec's bytes), so the consumer need not extract it again
+ *  flags:      of a record: {@value #FLAG_TIMESTAMP} (TIMESTAMP): the payload starts with the record's event-time
+ *              timestamp (8 bytes); {@value #FLAG_LONG_KEY} (LONG_KEY): the record was sent by a {@code Long} key, whose
+ *              value follows (8 bytes, before the codec's bytes), so the consumer need not extract it again.
+ *              Of a watermark: {@value #FLAG_IDLE} (IDLE): the channel is idle from here on, the payload is ignored;
+ *              {@value #FLAG_ACTIVE} (ACTIVE): the channel is active again; neither: the payload is the watermark
  *  key group:  for a record sent by key, the key group of its key, computed once by the producer so the consumer
  *              never hashes the key again; {@value #NO_KEY_GROUP} otherwise
  *  BARRIER payload:      checkpoint id (long) | barrier kind (int) | padding (int) | trigger time, epoch ms (long)
- *  WATERMARK payload:    event time (long)  -- reserved for the event-time issue
+ *  RECORD payload:       [timestamp (long)] [Long key (long)] codec's bytes, as the flags say
+ *  WATERMARK payload:    event time (long): no record with a timestamp at or below it follows on this channel
  *  END_OF_INPUT payload: none
  * </pre>
  *
@@ -41,6 +45,16 @@ public final class SlotDescriptor
     public static final int FLAG_LONG_KEY = 1;
     /** Bytes the key takes in front of the record's bytes when {@link #FLAG_LONG_KEY} is set. */
     public static final int LONG_KEY_LENGTH = 8;
+    /** Header flag of a record: the payload starts with the record's timestamp (see the layout). */
+    public static final int FLAG_TIMESTAMP = 2;
+    /** Bytes the timestamp takes at the start of the payload when {@link #FLAG_TIMESTAMP} is set. */
+    public static final int TIMESTAMP_LENGTH = 8;
+    /** Header flag of a watermark slot: the channel goes idle. */
+    public static final int FLAG_IDLE = 4;
+    /** Header flag of a watermark slot: the channel is active again. */
+    public static final int FLAG_ACTIVE = 8;
+    /** Length of a watermark's payload. */
+    public static final int WATERMARK_PAYLOAD_LENGTH = 8;
 
     /** Offset of the checkpoint id inside a barrier's payload. */
     public static final int BARRIER_CHECKPOINT_ID_OFFSET = 0;
@@ -94,6 +108,18 @@ public final class SlotDescriptor
     public static boolean hasLongKey(final long header)
     {
         return (header & (FLAG_LONG_KEY << 8)) != 0;
+    }
+
+    /** @param header a header. @return whether a record's payload starts with its timestamp. */
+    public static boolean hasTimestamp(final long header)
+    {
+        return (header & (FLAG_TIMESTAMP << 8)) != 0;
+    }
+
+    /** @param header a header. @return its flags. */
+    public static int flags(final long header)
+    {
+        return (int)(header >>> 8) & 0xFF;
     }
 
     /** @param header a header. @return its kind. */

@@ -322,4 +322,100 @@ public final class Descriptions
             return "Sink";
         }
     }
+
+    /**
+     * Gives records timestamps and generates watermarks ({@code assignTimestampsAndWatermarks}).
+     *
+     * @param strategy the user's strategy; each subtask creates its own generator from it.
+     */
+    public record TimestampsAndWatermarksOp(io.ringflow.engine.api.eventtime.WatermarkStrategy<?> strategy)
+        implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public TimestampsAndWatermarksOp
+        {
+            Objects.requireNonNull(strategy, "strategy");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "Timestamps/Watermarks";
+        }
+    }
+
+    /**
+     * Windows on a keyed stream ({@code KeyedStream.window(...)}): exactly one of {@code reduce}, {@code aggregate}
+     * and {@code process} is set.
+     *
+     * @param assigner              which windows a record belongs to.
+     * @param trigger               when a window fires.
+     * @param allowedLatenessMillis how long after its end a window still takes records.
+     * @param lateTag               the side output of records too late for every window, or null.
+     * @param keySelector           the key.
+     * @param reduce                a reduce function, or null.
+     * @param aggregate             an aggregate function, or null.
+     * @param process               a whole-contents window function, or null.
+     * @param result                turns a window's value into the emitted record, or null.
+     * @param valueType             the type of a window's value (the input type, or the accumulator's).
+     * @param inputType             the record type.
+     * @param functionName          the function's name, for the operator's default name.
+     */
+    public record WindowOp(
+        io.ringflow.engine.api.windowing.WindowAssigner assigner,
+        io.ringflow.engine.api.windowing.Trigger trigger,
+        long allowedLatenessMillis,
+        io.ringflow.engine.api.functions.OutputTag<?> lateTag,
+        KeySelector<?, ?> keySelector,
+        ReduceFunction<?> reduce,
+        io.ringflow.state.keyed.AggregateFunction<?, ?, ?> aggregate,
+        UserFunction<? extends io.ringflow.engine.api.windowing.ProcessWindowFunction<?, ?, ?>> process,
+        io.ringflow.engine.api.windowing.WindowResultFunction<?, ?, ?> result,
+        Class<?> valueType,
+        Class<?> inputType,
+        String functionName) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public WindowOp
+        {
+            Objects.requireNonNull(assigner, "assigner");
+            Objects.requireNonNull(trigger, "trigger");
+            Objects.requireNonNull(keySelector, "keySelector");
+            Objects.requireNonNull(inputType, "inputType");
+            if ((reduce != null ? 1 : 0) + (aggregate != null ? 1 : 0) + (process != null ? 1 : 0) != 1)
+            {
+                throw new IllegalArgumentException("exactly one of reduce, aggregate and process");
+            }
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.ONE_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return "Window(" + assigner + ", " + functionName + ")";
+        }
+
+        @Override
+        public boolean keyedState()
+        {
+            return true;
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return process == null ? null : process.shared();
+        }
+    }
 }

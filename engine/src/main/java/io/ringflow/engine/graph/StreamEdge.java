@@ -13,14 +13,18 @@ public final class StreamEdge
     private final int inputIndex;
     private final KeySelector<Object, Object> keySelector;
     private PartitionKind partition;
+    /** The side output this edge carries, or null for the main output. */
+    private final io.ringflow.engine.api.functions.OutputTag<?> sideOutput;
 
     StreamEdge(
         final StreamNode source,
         final StreamNode target,
         final int inputIndex,
         final PartitionKind partition,
-        final KeySelector<Object, Object> keySelector)
+        final KeySelector<Object, Object> keySelector,
+        final io.ringflow.engine.api.functions.OutputTag<?> sideOutput)
     {
+        this.sideOutput = sideOutput;
         this.source = source;
         this.target = target;
         this.inputIndex = inputIndex;
@@ -63,10 +67,22 @@ public final class StreamEdge
         return keySelector;
     }
 
+    /** @return the side output this edge carries, or null when it carries the source's main output. */
+    public io.ringflow.engine.api.functions.OutputTag<?> sideOutput()
+    {
+        return sideOutput;
+    }
+
+    /** @return the type of the records on this edge: the side output's, or the source's output type (may be null). */
+    public Class<?> recordType()
+    {
+        return sideOutput != null ? sideOutput.type() : source.outputType();
+    }
+
     @Override
     public String toString()
     {
-        return source.name() + " -" + (partition == null ? "auto" : partition) + "-> " + target.name() +
+        return source.name() + (sideOutput == null ? "" : "[" + sideOutput.id() + "]") + " -" + (partition == null ? "auto" : partition) + "-> " + target.name() +
             (target.kind() == NodeKind.TWO_INPUT ? "[input " + (inputIndex + 1) + "]" : "");
     }
 }

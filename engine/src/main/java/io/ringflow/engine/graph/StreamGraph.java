@@ -50,7 +50,28 @@ public final class StreamGraph
         final PartitionKind partition,
         final KeySelector<Object, Object> keySelector)
     {
-        final StreamEdge edge = new StreamEdge(source, target, inputIndex, partition, keySelector);
+        addEdge(source, target, inputIndex, partition, keySelector, null);
+    }
+
+    /**
+     * Adds an edge that carries {@code source}'s side output {@code sideOutput} (its main output when null).
+     *
+     * @param source      the producing node.
+     * @param target      the consuming node.
+     * @param inputIndex  the target's input.
+     * @param partition   the partitioning, or null for automatic.
+     * @param keySelector the key, for a keyed partitioning.
+     * @param sideOutput  the side output, or null.
+     */
+    public void addEdge(
+        final StreamNode source,
+        final StreamNode target,
+        final int inputIndex,
+        final PartitionKind partition,
+        final KeySelector<Object, Object> keySelector,
+        final io.ringflow.engine.api.functions.OutputTag<?> sideOutput)
+    {
+        final StreamEdge edge = new StreamEdge(source, target, inputIndex, partition, keySelector, sideOutput);
         source.outputs().add(edge);
         target.inputs().add(edge);
     }
@@ -85,7 +106,8 @@ public final class StreamGraph
             }
             for (final StreamEdge edge : node.inputs())
             {
-                line.append(" <- ").append(edge.source().id()).append(' ')
+                line.append(" <- ").append(edge.source().id())
+                    .append(edge.sideOutput() == null ? "" : "[" + edge.sideOutput().id() + "]").append(' ')
                     .append(edge.partition() == null ? "auto" : edge.partition());
                 if (edge.keySelector() != null)
                 {

@@ -272,6 +272,49 @@ class RingChannelTest
     }
 
     @Test
+    void timestampsTravelInFrontOfKeyAndRecordAndWatermarksAndStatusesInOrder()
+    {
+        final RingChannel channel = channel(16, 64, 8);
+        final ChannelWriter writer = channel.writer();
+        final RecordTimestamp time = new RecordTimestamp();
+        writer.timestamps(time);
+        time.value = 1_000L;
+        final io.ringflow.state.codec.CodecBuffer slot = writer.claimRecord();
+        slot.putLong(0, 4242L);
+        final int length = StringCodec.INSTANCE.encode("keyed", slot, SlotDescriptor.LONG_KEY_LENGTH);
+        writer.commitLongKeyedRecord(17, SlotDescriptor.LONG_KEY_LENGTH + length);
+        writer.writeWatermark(999L);
+        time.value = RecordTimestamp.NO_TIMESTAMP;
+        writer.writeRecord(StringCodec.INSTANCE, "plain");
+        writer.writeWatermarkStatus(true);
+        time.value = -5L;
+        writer.writeRecord(StringCodec.INSTANCE, "negative");
+        writer.writeWatermarkStatus(false);
+        writer.flush();
+
+        final ChannelReader reader = channel.reader();
+        final long first = reader.nextSequence();
+        final long keyed = reader.header(first);
+        assertThat(SlotDescriptor.hasTimestamp(keyed)).isTrue();
+        assertThat(SlotDescriptor.hasLongKey(keyed)).isTrue();
+        assertThat(reader.window().getLong(reader.payloadOffset(first))).isEqualTo(1_000L);
+        assertThat(reader.window().getLong(reader.payloadOffset(first) + 8)).isEqualTo(4242L);
+        assertThat(SlotDescriptor.length(keyed)).isEqualTo(16 + length);
+        assertThat(SlotDescriptor.kind(reader.header(first + 1))).isEqualTo(SlotKind.WATERMARK);
+        assertThat(reader.watermark(first + 1)).isEqualTo(999L);
+        assertThat(SlotDescriptor.hasTimestamp(reader.header(first + 2))).isFalse();
+        assertThat(SlotDescriptor.flags(reader.header(first + 3))).isEqualTo(SlotDescriptor.FLAG_IDLE);
+        assertThat(reader.window().getLong(reader.payloadOffset(first + 4))).isEqualTo(-5L);
+        assertThat(SlotDescriptor.flags(reader.header(first + 5))).isEqualTo(SlotDescriptor.FLAG_ACTIVE);
+
+        final List<String> overtaken = new ArrayList<>();
+        reader.peekRecordsBefore(first + 6, (timestamp, buffer, offset, bytes) ->
+            overtaken.add(timestamp + ":" + StringCodec.INSTANCE.decode(buffer, offset, bytes)));
+        assertThat(overtaken).as("channel state keeps each record's timestamp, not its key nor the watermarks")
+            .containsExactly("1000:keyed", Long.MIN_VALUE + ":plain", "-5:negative");
+    }
+
+    @Test
     void aRecordSentWithItsLongKeyCarriesTheFlagAndChannelStateSeesOnlyTheRecord()
     {
         final RingChannel channel = channel(16, 64, 8);
@@ -292,7 +335,7 @@ class RingChannelTest
 
         final List<String> overtaken = new ArrayList<>();
         reader.peekRecordsBefore(first + 2,
-            (buffer, offset, bytes) -> overtaken.add(StringCodec.INSTANCE.decode(buffer, offset, bytes)));
+            (timestamp, buffer, offset, bytes) -> overtaken.add(StringCodec.INSTANCE.decode(buffer, offset, bytes)));
         assertThat(overtaken).as("the key is not part of the record's bytes").containsExactly("keyed", "plain");
     }
 

@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * <pre>
  *   magic "RFCS" (int) | version (int) | channel count (int)
  *   per channel: input index (int: 0, or 1 for a two-input operator's second input) | record count (int)
- *                per record: length (int) | bytes
+ *                per record: length (int) | event-time timestamp (long; Long.MIN_VALUE: none) | bytes
+ *                            (version 2: length (int) | bytes, without a timestamp)
  * </pre>
  *
  * All integers big-endian; the records' own bytes are their codecs', little-endian. The engine writes it (its
@@ -21,8 +22,12 @@ public final class ChannelStateFormat
 {
     /** "RFCS". */
     public static final int MAGIC = 0x52464353;
-    /** 2: each channel starts with the operator input it feeds (1 had none). */
-    public static final int VERSION = 2;
+    /** 3: each record carries its timestamp; 2 (still read): none; 1 (refused): channels had no input index. */
+    public static final int VERSION = 3;
+    /** The oldest version this build reads. */
+    public static final int OLDEST_READABLE_VERSION = 2;
+    /** The timestamp of a record that has none. */
+    public static final long NO_TIMESTAMP = Long.MIN_VALUE;
     /** Bytes before the first channel. */
     public static final int HEADER_LENGTH = 12;
 
@@ -54,12 +59,14 @@ public final class ChannelStateFormat
         }
 
         /**
-         * @param channel the channel the record was in flight on.
-         * @param bytes   the buffer holding it (little-endian, as codecs read).
-         * @param offset  where it starts.
-         * @param length  its encoded length.
+         * @param channel   the channel the record was in flight on.
+         * @param timestamp the record's event-time timestamp, or {@link #NO_TIMESTAMP}.
+         * @param bytes     the buffer holding it (little-endian, as codecs read).
+         * @param offset    where it starts.
+         * @param length    its encoded length.
          */
-        default void record(final int channel, final CodecBuffer bytes, final int offset, final int length)
+        default void record(final int channel, final long timestamp, final CodecBuffer bytes, final int offset,
+            final int length)
         {
         }
     }
@@ -81,11 +88,12 @@ public final class ChannelStateFormat
             throw new CorruptCheckpointException(file, "not a Ringflow channel state file");
         }
         final int version = in.getInt(4);
-        if (version != VERSION)
+        if (version < OLDEST_READABLE_VERSION || version > VERSION)
         {
             throw new CorruptCheckpointException(file, "channel state format version " + version +
-                ", this build reads " + VERSION);
+                ", this build reads " + OLDEST_READABLE_VERSION + " to " + VERSION);
         }
+        final int stampLength = version >= 3 ? 8 : 0;
         final int stored = in.getInt(8);
         if (stored < 0)
         {
@@ -106,12 +114,13 @@ public final class ChannelStateFormat
             for (int r = 0; r < count; r++)
             {
                 final int length = readInt(in, at, file);
-                if (length < 0 || at + 4L + length > data.length)
+                if (length < 0 || at + 4L + stampLength + length > data.length)
                 {
                     throw new CorruptCheckpointException(file, "record length " + length + " at offset " + at);
                 }
-                visitor.record(c, records, at + 4, length);
-                at += 4 + length;
+                final long timestamp = stampLength == 0 ? NO_TIMESTAMP : in.getLong(at + 4);
+                visitor.record(c, timestamp, records, at + 4 + stampLength, length);
+                at += 4 + stampLength + length;
             }
         }
         if (at != data.length)

@@ -270,8 +270,8 @@ public final class CheckpointInspector
                     }
 
                     @Override
-                    public void record(final int channel, final CodecBuffer buffer, final int offset,
-                        final int length)
+                    public void record(final int channel, final long timestamp, final CodecBuffer buffer,
+                        final int offset, final int length)
                     {
                         bytes.get(channel)[0] += length;
                     }

@@ -26,4 +26,17 @@ public interface AggregateFunction<IN, ACC, OUT>
      * @return its result.
      */
     OUT getResult(ACC accumulator);
+
+    /**
+     * Merges two accumulators into one: needed by session windows, whose windows merge. The default refuses.
+     *
+     * @param a an accumulator.
+     * @param b another.
+     * @return their merge.
+     */
+    default ACC merge(final ACC a, final ACC b)
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " does not implement merge(a, b), which " +
+            "merging (session) windows need");
+    }
 }

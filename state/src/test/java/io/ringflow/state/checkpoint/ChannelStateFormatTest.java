@@ -13,14 +13,41 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ChannelStateFormatTest
 {
-    /** Two channels: input 0 with records {1,2,3} and {4}, input 1 with none. */
+    /** Two channels: input 0 with records {1,2,3} (timestamp 7) and {4} (none), input 1 with none. */
     private static byte[] twoChannels()
     {
-        final ByteBuffer out = ByteBuffer.allocate(12 + 8 + 4 + 3 + 4 + 1 + 8);
+        final ByteBuffer out = ByteBuffer.allocate(12 + 8 + 4 + 8 + 3 + 4 + 8 + 1 + 8);
         out.putInt(ChannelStateFormat.MAGIC).putInt(ChannelStateFormat.VERSION).putInt(2);
+        out.putInt(0).putInt(2).putInt(3).putLong(7).put(new byte[] {1, 2, 3});
+        out.putInt(1).putLong(ChannelStateFormat.NO_TIMESTAMP).put((byte)4);
+        out.putInt(1).putInt(0);
+        return out.array();
+    }
+
+    /** The same in version 2, whose records carry no timestamp. */
+    private static byte[] twoChannelsVersion2()
+    {
+        final ByteBuffer out = ByteBuffer.allocate(12 + 8 + 4 + 3 + 4 + 1 + 8);
+        out.putInt(ChannelStateFormat.MAGIC).putInt(2).putInt(2);
         out.putInt(0).putInt(2).putInt(3).put(new byte[] {1, 2, 3}).putInt(1).put((byte)4);
         out.putInt(1).putInt(0);
         return out.array();
+    }
+
+    @Test
+    void version2IsReadWithoutTimestamps()
+    {
+        final List<String> seen = new ArrayList<>();
+        ChannelStateFormat.read(twoChannelsVersion2(), "f", new ChannelStateFormat.Visitor()
+        {
+            @Override
+            public void record(final int channel, final long timestamp, final CodecBuffer bytes, final int offset,
+                final int length)
+            {
+                seen.add(timestamp + " " + Arrays.toString(bytes.toByteArray(offset, length)));
+            }
+        });
+        assertThat(seen).containsExactly(Long.MIN_VALUE + " [1, 2, 3]", Long.MIN_VALUE + " [4]");
     }
 
     @Test
@@ -42,13 +69,15 @@ class ChannelStateFormatTest
             }
 
             @Override
-            public void record(final int channel, final CodecBuffer bytes, final int offset, final int length)
+            public void record(final int channel, final long timestamp, final CodecBuffer bytes, final int offset,
+                final int length)
             {
-                seen.add("record " + channel + " " + Arrays.toString(bytes.toByteArray(offset, length)));
+                seen.add("record " + channel + " " + (timestamp == ChannelStateFormat.NO_TIMESTAMP ? "-" : timestamp) +
+                    " " + Arrays.toString(bytes.toByteArray(offset, length)));
             }
         });
-        assertThat(seen).containsExactly("channels 2", "channel 0 input 0 records 2", "record 0 [1, 2, 3]",
-            "record 0 [4]", "channel 1 input 1 records 0");
+        assertThat(seen).containsExactly("channels 2", "channel 0 input 0 records 2", "record 0 7 [1, 2, 3]",
+            "record 0 - [4]", "channel 1 input 1 records 0");
     }
 
     @Test

@@ -30,6 +30,7 @@ import io.ringflow.engine.runtime.task.InputTask;
 import io.ringflow.engine.runtime.task.OperatorRuntime;
 import io.ringflow.engine.runtime.task.OperatorStateStore;
 import io.ringflow.engine.runtime.task.Output;
+import io.ringflow.engine.runtime.task.TaskTime;
 import io.ringflow.engine.runtime.task.SourceTask;
 import io.ringflow.engine.runtime.task.StreamOperator;
 import io.ringflow.engine.runtime.task.Task;
@@ -249,15 +250,20 @@ public final class Deployer
         // tail first: an operator's class (its copy) is chosen knowing its output's, and an output's knowing the
         // next operator's (Specializer); members are in topological order
         final Map<StreamNode, StreamOperator> operators = new IdentityHashMap<>();
+        final TaskTime time = new TaskTime(config.clock(), config.timerFiringBatch(),
+            config.autoWatermarkIntervalMillis());
         final StreamOperator[] chain = new StreamOperator[members.size()];
         final List<List<ChannelWriter>> writersPerMember = new ArrayList<>();
         for (int i = members.size() - 1; i >= 0; i--)
         {
             final StreamNode node = members.get(i);
             final List<ChannelWriter> nodeWriters = new ArrayList<>();
-            final List<Output> outputs = new ArrayList<>();
+            final List<Output> mainOutputs = new ArrayList<>();
+            final Map<String, List<Output>> sideOutputs = new java.util.HashMap<>();
             for (final StreamEdge edge : node.outputs())
             {
+                final List<Output> outputs = edge.sideOutput() == null ? mainOutputs :
+                    sideOutputs.computeIfAbsent(edge.sideOutput().id(), id -> new ArrayList<>());
                 final StreamOperator chained = operators.get(edge.target());
                 if (chained != null && !edgeCodecs.containsKey(edge))
                 {
@@ -282,15 +288,18 @@ public final class Deployer
                 outputs.add(channelOutput(edge, writers, edgeCodecs.get(edge), subtask, specializer));
             }
             writersPerMember.add(0, nodeWriters);
-            final Output output = outputs.isEmpty() ? record -> { } : outputs.size() == 1 ? outputs.get(0) :
-                specializer.fanOut(outputs.toArray(new Output[0]));
+            final Output output = combine(mainOutputs, specializer);
             final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask) : null;
             chain[i] = OperatorTranslator.create(node, subtask, specializer, output, keyedStore);
             operators.put(node, chain[i]);
             final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
             final OperatorRuntime runtime = new OperatorRuntime(
                 jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
-                keyedStore, operatorStore, execution.attemptId());
+                keyedStore, operatorStore, execution.attemptId(), time);
+            for (final Map.Entry<String, List<Output>> side : sideOutputs.entrySet())
+            {
+                runtime.sideOutput(side.getKey(), combine(side.getValue(), specializer));
+            }
             chain[i].setup(runtime, output);
             if (restorer != null)
             {
@@ -302,6 +311,10 @@ public final class Deployer
 
         final String taskName = taskName(members, subtask, head.parallelism());
         final ChannelWriter[] writers = allWriters.toArray(new ChannelWriter[0]);
+        for (final ChannelWriter writer : writers)
+        {
+            writer.timestamps(time.timestamp);
+        }
         final ParkingSignal signal = signals.get(head)[subtask];
         final Idler idler = Idler.create(config.idleStrategy(), signal, config.maxParkNanos());
         if (head.kind() == NodeKind.SOURCE)
@@ -348,6 +361,13 @@ public final class Deployer
         return task;
     }
 
+    /** @return one output for the edges' outputs: none (records dropped), the one, or a fan-out over them. */
+    private static Output combine(final List<Output> outputs, final Specializer specializer)
+    {
+        return outputs.isEmpty() ? record -> { } : outputs.size() == 1 ? outputs.get(0) :
+            specializer.fanOut(outputs.toArray(new Output[0]));
+    }
+
     /** The output of one upstream subtask into the channels of an edge that crosses tasks, by its partitioning. */
     private Output channelOutput(final StreamEdge edge, final ChannelWriter[] writers, final Codec<Object> codec,
         final int subtask, final Specializer specializer)
@@ -392,7 +412,7 @@ public final class Deployer
     private Codec<Object> codecFor(final StreamEdge edge)
     {
         final StreamNode source = edge.source();
-        final Class<?> type = source.outputType();
+        final Class<?> type = edge.recordType();
         if (type == null)
         {
             throw new InvalidJobException("the output type of " + source.describe() + " is unknown, and its records" +

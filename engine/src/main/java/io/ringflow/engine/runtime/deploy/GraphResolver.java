@@ -81,6 +81,7 @@ final class GraphResolver
                 }
             }
         }
+        warnAboutWindowsThatNeverFire(nodes);
         final List<StreamEdge> resolved = new ArrayList<>();
         for (final StreamNode node : nodes)
         {
@@ -91,6 +92,43 @@ final class GraphResolver
             }
         }
         return resolved;
+    }
+
+    /**
+     * Event-time windows fire on watermarks: with no watermark strategy anywhere upstream they fire only at the end
+     * of a bounded input (never on an unbounded one). Not an error (a bounded job may mean it), so one warning per
+     * window operator at submission.
+     */
+    private static void warnAboutWindowsThatNeverFire(final List<StreamNode> nodes)
+    {
+        for (final StreamNode node : nodes)
+        {
+            if (node.description() instanceof Descriptions.WindowOp window && window.assigner().isEventTime() &&
+                !hasWatermarksUpstream(node, new java.util.HashSet<>()))
+            {
+                System.getLogger(GraphResolver.class.getName()).log(System.Logger.Level.WARNING,
+                    node.describe() + " has event-time windows but no assignTimestampsAndWatermarks(...) upstream: " +
+                    "no watermark will ever fire them before the end of the input");
+            }
+        }
+    }
+
+    private static boolean hasWatermarksUpstream(final StreamNode node, final java.util.Set<StreamNode> seen)
+    {
+        for (final StreamEdge edge : node.inputs())
+        {
+            final StreamNode source = edge.source();
+            if (!seen.add(source))
+            {
+                continue;
+            }
+            if (source.description() instanceof Descriptions.TimestampsAndWatermarksOp ||
+                hasWatermarksUpstream(source, seen))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void resolveEdge(final StreamEdge edge)

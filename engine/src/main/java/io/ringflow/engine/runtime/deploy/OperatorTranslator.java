@@ -78,6 +78,19 @@ final class OperatorTranslator
                 return specializer.operator(CoProcessOperator.class, output, keyedStore,
                     process.function().instance(), process.keySelector1(), process.keySelector2());
             }
+            if (description instanceof Descriptions.TimestampsAndWatermarksOp timestamps)
+            {
+                return specializer.operator(
+                    io.ringflow.engine.runtime.operators.TimestampsAndWatermarksOperator.class, output, keyedStore,
+                    timestamps.strategy());
+            }
+            if (description instanceof Descriptions.WindowOp window)
+            {
+                return new io.ringflow.engine.runtime.operators.WindowOperator(window.assigner(), window.trigger(),
+                    window.allowedLatenessMillis(), window.lateTag(), window.keySelector(), window.reduce(),
+                    window.aggregate(), window.process() == null ? null : window.process().instance(),
+                    window.result(), window.valueType(), window.inputType());
+            }
             if (description instanceof Descriptions.SinkOp sink && sink.sink() instanceof TwoPhaseCommitSink<?, ?> tx)
             {
                 return specializer.operator(TwoPhaseCommitSinkOperator.class, output, keyedStore, tx);
@@ -94,6 +107,6 @@ final class OperatorTranslator
         }
         throw new InvalidJobException(node.describe() + " is a " + description.getClass().getName() +
             ", which this runtime does not run (it runs sources, map, filter, flatMap, keyed process and reduce, " +
-            "two-input process functions and sinks)");
+            "two-input process functions, windows, timestamp assigners and sinks)");
     }
 }

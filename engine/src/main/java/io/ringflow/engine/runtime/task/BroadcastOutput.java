@@ -47,4 +47,22 @@ public final class BroadcastOutput implements Output
         // the first slot last: its window was the source of the copies
         first.commitRecord(SlotDescriptor.NO_KEY_GROUP, length);
     }
+
+    @Override
+    public void emitWatermark(final long watermark)
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeWatermark(watermark);
+        }
+    }
+
+    @Override
+    public void emitWatermarkStatus(final boolean idle)
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeWatermarkStatus(idle);
+        }
+    }
 }

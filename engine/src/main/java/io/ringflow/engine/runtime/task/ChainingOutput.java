@@ -26,4 +26,23 @@ public final class ChainingOutput implements Output
             throw OperatorException.wrap(next.runtime(), failure);
         }
     }
+
+    @Override
+    public void emitWatermark(final long watermark)
+    {
+        try
+        {
+            next.processWatermark(watermark);
+        }
+        catch (final Throwable failure)
+        {
+            throw OperatorException.wrap(next.runtime(), failure);
+        }
+    }
+
+    @Override
+    public void emitWatermarkStatus(final boolean idle)
+    {
+        next.processWatermarkStatus(idle);
+    }
 }

@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.task;
 
 import io.ringflow.engine.channel.ChannelReader;
+import io.ringflow.engine.channel.RecordTimestamp;
 import io.ringflow.engine.channel.SlotDescriptor;
 import io.ringflow.engine.channel.SlotKind;
 import io.ringflow.state.codec.Codec;
@@ -55,15 +56,27 @@ public final class ChannelInput extends InputChannel
                     }
                     continue;
                 }
-                final int offset = in.payloadOffset(sequence);
+                final int payload = in.payloadOffset(sequence);
+                // the timestamp comes first, then a Long key sent by the producer; the record's own bytes follow
+                final long timestamp;
+                final int offset;
+                if (SlotDescriptor.hasTimestamp(header))
+                {
+                    timestamp = window.getLong(payload);
+                    offset = payload + SlotDescriptor.TIMESTAMP_LENGTH;
+                }
+                else
+                {
+                    timestamp = RecordTimestamp.NO_TIMESTAMP;
+                    offset = payload;
+                }
+                time.value = timestamp;
                 final boolean longKey = SlotDescriptor.hasLongKey(header);
-                // a Long key sent by the producer comes first; the record's own bytes follow
-                final int skip = longKey ? SlotDescriptor.LONG_KEY_LENGTH : 0;
-                final int recordOffset = offset + skip;
-                final int recordLength = SlotDescriptor.length(header) - skip;
+                final int recordOffset = offset + (longKey ? SlotDescriptor.LONG_KEY_LENGTH : 0);
+                final int recordLength = SlotDescriptor.length(header) - (recordOffset - payload);
                 if (recording != null)
                 {
-                    recording.append(index, window, recordOffset, recordLength);
+                    recording.append(index, timestamp, window, recordOffset, recordLength);
                 }
                 final Object record = codec.decode(window, recordOffset, recordLength);
                 final int keyGroup = SlotDescriptor.keyGroup(header);

@@ -38,12 +38,14 @@ public final class ChannelStateRecorder
     /**
      * Appends one in-flight record of a channel.
      *
-     * @param channel the input channel.
-     * @param source  where the record's bytes are.
-     * @param offset  where they start.
-     * @param length  the record's encoded length.
+     * @param channel   the input channel.
+     * @param timestamp the record's timestamp, or NO_TIMESTAMP.
+     * @param source    where the record's bytes are.
+     * @param offset    where they start.
+     * @param length    the record's encoded length.
      */
-    void append(final int channel, final CodecBuffer source, final int offset, final int length)
+    void append(final int channel, final long timestamp, final CodecBuffer source, final int offset,
+        final int length)
     {
         CodecBuffer buffer = buffers[channel];
         if (buffer == null)
@@ -51,9 +53,11 @@ public final class ChannelStateRecorder
             buffer = buffers[channel] = CodecBuffer.growable(Math.max(256, length * 64));
         }
         final int at = lengths[channel];
-        buffer.putInt(at, Integer.reverseBytes(length)); // big-endian in a little-endian buffer
-        buffer.putBytes(at + 4, source, offset, length);
-        lengths[channel] = at + 4 + length;
+        // big-endian in a little-endian buffer
+        buffer.putInt(at, Integer.reverseBytes(length));
+        buffer.putLong(at + 4, Long.reverseBytes(timestamp));
+        buffer.putBytes(at + 12, source, offset, length);
+        lengths[channel] = at + 12 + length;
         counts[channel]++;
         records++;
     }
@@ -97,12 +101,13 @@ public final class ChannelStateRecorder
     interface RecordVisitor
     {
         /**
-         * @param channel the input channel the record was in flight on.
-         * @param bytes   the buffer holding it.
-         * @param offset  where it starts.
-         * @param length  its encoded length.
+         * @param channel   the input channel the record was in flight on.
+         * @param timestamp its timestamp, or NO_TIMESTAMP.
+         * @param bytes     the buffer holding it.
+         * @param offset    where it starts.
+         * @param length    its encoded length.
          */
-        void record(int channel, CodecBuffer bytes, int offset, int length);
+        void record(int channel, long timestamp, CodecBuffer bytes, int offset, int length);
     }
 
     /**
@@ -162,11 +167,12 @@ public final class ChannelStateRecorder
             }
 
             @Override
-            public void record(final int channel, final CodecBuffer bytes, final int offset, final int length)
+            public void record(final int channel, final long timestamp, final CodecBuffer bytes, final int offset,
+                final int length)
             {
                 if (visitor != null)
                 {
-                    visitor.record(channel, bytes, offset, length);
+                    visitor.record(channel, timestamp, bytes, offset, length);
                 }
             }
         });

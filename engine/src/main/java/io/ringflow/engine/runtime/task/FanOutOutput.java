@@ -21,4 +21,22 @@ public final class FanOutOutput implements Output
             output.collect(record);
         }
     }
+
+    @Override
+    public void emitWatermark(final long watermark)
+    {
+        for (final Output output : outputs)
+        {
+            output.emitWatermark(watermark);
+        }
+    }
+
+    @Override
+    public void emitWatermarkStatus(final boolean idle)
+    {
+        for (final Output output : outputs)
+        {
+            output.emitWatermarkStatus(idle);
+        }
+    }
 }

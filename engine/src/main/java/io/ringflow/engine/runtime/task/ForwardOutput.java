@@ -40,4 +40,16 @@ public final class ForwardOutput implements Output
         }
         writer.commitRecord(SlotDescriptor.NO_KEY_GROUP, length);
     }
+
+    @Override
+    public void emitWatermark(final long watermark)
+    {
+        writer.writeWatermark(watermark);
+    }
+
+    @Override
+    public void emitWatermarkStatus(final boolean idle)
+    {
+        writer.writeWatermarkStatus(idle);
+    }
 }

@@ -2,6 +2,7 @@ package io.ringflow.engine.runtime.task;
 
 import io.ringflow.engine.channel.BarrierAnnouncement;
 import io.ringflow.engine.channel.ChannelReader;
+import io.ringflow.engine.channel.RecordTimestamp;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
 
@@ -21,6 +22,8 @@ public abstract class InputChannel
     /** The head operator's input this channel feeds: 0, or 1 for a two-input operator's second. */
     final int inputIndex;
     final StreamOperator head;
+    /** The task's record timestamp cell: set from each record's slot before the head sees it. */
+    final RecordTimestamp time;
     boolean ended;
     /** Where this channel's records go while it is recorded as channel state; null otherwise. */
     ChannelStateRecorder recording;
@@ -46,6 +49,7 @@ public abstract class InputChannel
         this.codec = codec;
         this.inputIndex = inputIndex;
         this.head = head;
+        this.time = head.runtime() == null ? new RecordTimestamp() : head.runtime().time().timestamp;
     }
 
     /**
@@ -62,13 +66,15 @@ public abstract class InputChannel
      * Decodes one record held in {@code buffer} and hands it to the head operator, outside a run (channel state
      * replayed on restore).
      *
-     * @param buffer where the record is.
-     * @param offset where it starts.
-     * @param length its encoded length.
+     * @param timestamp the record's timestamp, or NO_TIMESTAMP.
+     * @param buffer    where the record is.
+     * @param offset    where it starts.
+     * @param length    its encoded length.
      */
-    final void process(final CodecBuffer buffer, final int offset, final int length)
+    final void process(final long timestamp, final CodecBuffer buffer, final int offset, final int length)
     {
         final Object record = codec.decode(buffer, offset, length);
+        time.value = timestamp;
         try
         {
             if (inputIndex == 0)

@@ -69,6 +69,8 @@ public final class InputTask extends Task
     /** The channel whose announced barrier is being handed to the handler, and that barrier's slot; -1 if none. */
     private int announcingChannel = -1;
     private long announcedSequence;
+    /** The task's watermark: the minimum over its live, active input channels. */
+    private final WatermarkValve watermarks;
 
     /**
      * @param recordLoops per channel, the class of its record loop: {@link ChannelInput} or a private copy of it
@@ -101,6 +103,20 @@ public final class InputTask extends Task
                 inputIndexes[i], chain[0]);
         }
         this.barriers = new BarrierHandler(readers.length, barrierOptions, new Controller(), NanoClock.SYSTEM);
+        this.watermarks = new WatermarkValve(readers.length, new WatermarkValve.Listener()
+        {
+            @Override
+            public void watermark(final long watermark)
+            {
+                watermarkToChain(watermark);
+            }
+
+            @Override
+            public void status(final boolean idle)
+            {
+                watermarkStatusToChain(idle);
+            }
+        });
         this.followAnnouncements = barrierOptions.unaligned() && !barrierOptions.hasAlignedTimeout();
         announceBarriers(barrierOptions.unaligned());
     }
@@ -146,7 +162,7 @@ public final class InputTask extends Task
         final byte[] state = restoredChannelState;
         restoredChannelState = null;
         ChannelStateRecorder.replay(state, restoredChannelStateFile, inputIndexes(),
-            (channel, bytes, offset, length) -> inputs[channel].process(bytes, offset, length));
+            (channel, timestamp, bytes, offset, length) -> inputs[channel].process(timestamp, bytes, offset, length));
     }
 
     @Override
@@ -303,6 +319,23 @@ public final class InputTask extends Task
                 channel.reader.barrierTimestamp(sequence), channel.reader.barrierKind(sequence)));
             return false;
         }
+        if (kind == SlotKind.WATERMARK)
+        {
+            final int flags = SlotDescriptor.flags(channel.reader.header(sequence));
+            if ((flags & SlotDescriptor.FLAG_IDLE) != 0)
+            {
+                watermarks.onIdle(channel.index);
+            }
+            else if ((flags & SlotDescriptor.FLAG_ACTIVE) != 0)
+            {
+                watermarks.onActive(channel.index);
+            }
+            else
+            {
+                watermarks.onWatermark(channel.index, channel.reader.watermark(sequence));
+            }
+            return true;
+        }
         if (kind == SlotKind.END_OF_INPUT)
         {
             onEndOfInput(channel);
@@ -317,7 +350,7 @@ public final class InputTask extends Task
         final ChannelStateRecorder into)
     {
         input.reader.peekRecordsBefore(barrierSequence,
-            (buffer, offset, length) -> into.append(input.index, buffer, offset, length));
+            (timestamp, buffer, offset, length) -> into.append(input.index, timestamp, buffer, offset, length));
     }
 
     @Override
@@ -332,6 +365,7 @@ public final class InputTask extends Task
         channel.ended = true;
         ended++;
         barriers.endOfInput(channel.index);
+        watermarks.onEnd(channel.index);
     }
 
     /**

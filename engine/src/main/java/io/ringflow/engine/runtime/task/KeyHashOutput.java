@@ -21,6 +21,8 @@ public final class KeyHashOutput implements Output
     private final int maxParallelism;
     /** Channel of each key group: the subtask that owns it, precomputed to keep a division off the hot path. */
     private final ChannelWriter[] writerOfKeyGroup;
+    /** Every channel, for watermarks. */
+    private final ChannelWriter[] writers;
 
     /**
      * @param writers           writer {@code i} leads to downstream subtask {@code i}.
@@ -40,6 +42,7 @@ public final class KeyHashOutput implements Output
         this.keySelector = keySelector;
         this.keyedOperatorName = keyedOperatorName;
         this.maxParallelism = maxParallelism;
+        this.writers = writers.clone();
         this.writerOfKeyGroup = new ChannelWriter[maxParallelism];
         for (int keyGroup = 0; keyGroup < maxParallelism; keyGroup++)
         {
@@ -99,5 +102,23 @@ public final class KeyHashOutput implements Output
             throw writer.tooLarge(codec, record, SlotDescriptor.LONG_KEY_LENGTH);
         }
         writer.commitLongKeyedRecord(keyGroup, SlotDescriptor.LONG_KEY_LENGTH + length);
+    }
+
+    @Override
+    public void emitWatermark(final long watermark)
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeWatermark(watermark);
+        }
+    }
+
+    @Override
+    public void emitWatermarkStatus(final boolean idle)
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeWatermarkStatus(idle);
+        }
     }
 }

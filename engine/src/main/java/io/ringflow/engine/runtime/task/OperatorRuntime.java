@@ -29,6 +29,11 @@ public final class OperatorRuntime implements RuntimeContext
     private final KeyedStateStore keyedState;
     private final OperatorStateStore operatorState;
     private final String attemptId;
+    private final TaskTime time;
+    /** Side outputs by tag id; set while the task is built, read-only once it runs. */
+    private final java.util.Map<String, Output> sideOutputs = new java.util.HashMap<>();
+    /** Records sent to a side output nothing reads. */
+    private long droppedSideOutputRecords;
 
     public OperatorRuntime(
         final String jobName,
@@ -41,6 +46,27 @@ public final class OperatorRuntime implements RuntimeContext
         final OperatorStateStore operatorState,
         final String attemptId)
     {
+        this(jobName, operatorName, uid, subtaskIndex, parallelism, maxParallelism, keyedState, operatorState,
+            attemptId, TaskTime.systemDefault());
+    }
+
+    /**
+     * @param time the time of the task the operator runs in, shared by every operator of its chain; the other
+     *             arguments as their names say.
+     */
+    public OperatorRuntime(
+        final String jobName,
+        final String operatorName,
+        final String uid,
+        final int subtaskIndex,
+        final int parallelism,
+        final int maxParallelism,
+        final KeyedStateStore keyedState,
+        final OperatorStateStore operatorState,
+        final String attemptId,
+        final TaskTime time)
+    {
+        this.time = time;
         this.operatorState = operatorState;
         this.attemptId = attemptId;
         this.jobName = jobName;
@@ -98,6 +124,42 @@ public final class OperatorRuntime implements RuntimeContext
     public int maxParallelism()
     {
         return maxParallelism;
+    }
+
+    /**
+     * @param tagId  a side output's id.
+     * @param output where its records go. Called while the task is built.
+     */
+    public void sideOutput(final String tagId, final Output output)
+    {
+        sideOutputs.put(tagId, output);
+    }
+
+    /**
+     * @param tag a side output.
+     * @return where its records go, or null when nothing reads it (the caller drops and counts them).
+     */
+    public Output sideOutput(final io.ringflow.engine.api.functions.OutputTag<?> tag)
+    {
+        return sideOutputs.get(tag.id());
+    }
+
+    /** Counts a record sent to a side output that nothing reads. */
+    public void sideOutputRecordDropped()
+    {
+        droppedSideOutputRecords++;
+    }
+
+    /** @return how many records were sent to side outputs nothing reads. */
+    public long droppedSideOutputRecords()
+    {
+        return droppedSideOutputRecords;
+    }
+
+    /** @return the time of the task this operator runs in. */
+    public TaskTime time()
+    {
+        return time;
     }
 
     /** @return the keyed state store, or null when the operator is not keyed. */

@@ -47,4 +47,22 @@ public final class RebalanceOutput implements Output
         }
         writer.commitRecord(SlotDescriptor.NO_KEY_GROUP, length);
     }
+
+    @Override
+    public void emitWatermark(final long watermark)
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeWatermark(watermark);
+        }
+    }
+
+    @Override
+    public void emitWatermarkStatus(final boolean idle)
+    {
+        for (final ChannelWriter writer : writers)
+        {
+            writer.writeWatermarkStatus(idle);
+        }
+    }
 }

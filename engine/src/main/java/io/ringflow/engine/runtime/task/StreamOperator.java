@@ -201,6 +201,68 @@ public abstract class StreamOperator
     }
 
     /**
+     * The task's event time advanced to {@code watermark} (the minimum over its input channels, or what a timestamp
+     * assigner upstream in the chain emitted). The default forwards it; an operator with event-time timers fires
+     * the timers it made due first (possibly in bounded batches, {@link #fireTimers}) and forwards only what it has
+     * fully fired.
+     *
+     * @param watermark the new watermark, larger than any before.
+     * @throws Exception fails the task.
+     */
+    public void processWatermark(final long watermark) throws Exception
+    {
+        output.emitWatermark(watermark);
+    }
+
+    /**
+     * The task's input went idle or is active again. The default forwards it.
+     *
+     * @param idle the new status.
+     */
+    public void processWatermarkStatus(final boolean idle)
+    {
+        output.emitWatermarkStatus(idle);
+    }
+
+    /**
+     * @return whether this operator has timers or periodic work, so its task asks {@link #fireTimers} each cycle.
+     *     Asked once, after {@link #open}.
+     */
+    public boolean usesTimers()
+    {
+        return false;
+    }
+
+    /**
+     * @return the processing time (epoch ms) this operator next wants {@link #fireTimers} called at, or
+     *     {@link Long#MAX_VALUE} when it has nothing due in processing time.
+     */
+    public long nextProcessingTime()
+    {
+        return Long.MAX_VALUE;
+    }
+
+    /** @return whether an event-time firing pass was interrupted and has timers left to fire. */
+    public boolean hasPendingTimers()
+    {
+        return false;
+    }
+
+    /**
+     * Fires due timers: processing-time timers at or before {@code now}, and what is left of an event-time pass; at
+     * most {@code budget} in all.
+     *
+     * @param now    processing time, epoch ms.
+     * @param budget the most timers to fire.
+     * @return how many were fired (or how much periodic work was done).
+     * @throws Exception fails the task.
+     */
+    public int fireTimers(final long now, final int budget) throws Exception
+    {
+        return 0;
+    }
+
+    /**
      * Asked once every input has ended (after {@link #endInput}) and after each checkpoint notification until it
      * says no: whether the operator holds output that only a completed checkpoint may release (a transactional
      * sink's pre-committed transactions). While any operator of a task says yes, the task does not finish: it takes

@@ -48,6 +48,10 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     private int index;
     /** Messages for this task: posted by any thread, run by the task at the start of its next cycle. */
     private final ConcurrentLinkedQueue<TaskMail> mailbox = new ConcurrentLinkedQueue<>();
+    /** The chain's operators with timers or periodic work ({@link StreamOperator#usesTimers}); set once opened. */
+    private StreamOperator[] timed = new StreamOperator[0];
+    /** The highest watermark handed to the chain's head; task thread only. */
+    private long headWatermark = Long.MIN_VALUE;
 
     Task(
         final TaskHost host,
@@ -101,6 +105,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             {
                 openOperator(chain[i]);
             }
+            collectTimedOperators();
             onOperatorsOpened();
             synchronized (this)
             {
@@ -129,8 +134,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
                     }
                     continue;
                 }
-                final int work = doWork();
-                flushWriters();
+                final int work = cycle();
                 if (!finished)
                 {
                     idle(work);
@@ -296,6 +300,103 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             return 1;
         }
         return 0;
+    }
+
+    /**
+     * One work cycle: the task's own work, then due timers (at most a batch per operator), then everything written is
+     * published.
+     *
+     * @return how much was done; 0 when idle.
+     * @throws Exception fails the task.
+     */
+    final int cycle() throws Exception
+    {
+        int work = doWork();
+        if (timed.length > 0 && !finished)
+        {
+            work += advanceTimers();
+        }
+        flushWriters();
+        return work;
+    }
+
+    /** Finds the chain's operators with timers; once they are open. */
+    final void collectTimedOperators()
+    {
+        final java.util.List<StreamOperator> found = new java.util.ArrayList<>();
+        for (final StreamOperator operator : chain)
+        {
+            if (operator.usesTimers())
+            {
+                found.add(operator);
+            }
+        }
+        timed = found.toArray(new StreamOperator[0]);
+    }
+
+    /**
+     * Fires what is due in the chain's timed operators, each at most one batch: the processing-time clock is read
+     * only when some operator has a processing-time deadline.
+     *
+     * @return how many timers fired.
+     */
+    private int advanceTimers()
+    {
+        long now = Long.MIN_VALUE;
+        int fired = 0;
+        for (final StreamOperator operator : timed)
+        {
+            final long due = operator.nextProcessingTime();
+            if (due != Long.MAX_VALUE && now == Long.MIN_VALUE)
+            {
+                now = operator.runtime().time().now();
+            }
+            if (operator.hasPendingTimers() || (due != Long.MAX_VALUE && due <= now))
+            {
+                try
+                {
+                    fired += operator.fireTimers(now == Long.MIN_VALUE ? operator.runtime().time().now() : now,
+                        operator.runtime().time().firingBatch());
+                }
+                catch (final Throwable ex)
+                {
+                    throw OperatorException.wrap(operator.runtime(), ex);
+                }
+            }
+        }
+        return fired;
+    }
+
+    /**
+     * Hands a watermark to the chain's head (which forwards it through the chain), unless it does not advance.
+     *
+     * @param watermark the task's new watermark.
+     */
+    final void watermarkToChain(final long watermark)
+    {
+        if (watermark <= headWatermark)
+        {
+            return;
+        }
+        headWatermark = watermark;
+        try
+        {
+            chain[0].processWatermark(watermark);
+        }
+        catch (final Throwable ex)
+        {
+            throw OperatorException.wrap(chain[0].runtime(), ex);
+        }
+    }
+
+    /**
+     * Hands a change of the task's input status to the chain.
+     *
+     * @param idle whether every input is idle.
+     */
+    final void watermarkStatusToChain(final boolean idle)
+    {
+        chain[0].processWatermarkStatus(idle);
     }
 
     private boolean chainHoldsUncommittedOutput()
@@ -559,6 +660,9 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
      */
     final void finish()
     {
+        // the end of the input is the end of event time: every event-time timer and window fires
+        watermarkToChain(Long.MAX_VALUE);
+        drainPendingTimers();
         for (final StreamOperator operator : chain)
         {
             try
@@ -582,6 +686,31 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         else
         {
             finished = true;
+        }
+    }
+
+    /** At the end of the input: fires every event-time timer left in an interrupted pass, batch after batch. */
+    private void drainPendingTimers()
+    {
+        boolean pending = true;
+        while (pending)
+        {
+            pending = false;
+            for (final StreamOperator operator : timed)
+            {
+                if (operator.hasPendingTimers())
+                {
+                    pending = true;
+                    try
+                    {
+                        operator.fireTimers(operator.runtime().time().now(), operator.runtime().time().firingBatch());
+                    }
+                    catch (final Throwable ex)
+                    {
+                        throw OperatorException.wrap(operator.runtime(), ex);
+                    }
+                }
+            }
         }
     }
 

@@ -1,0 +1,119 @@
+package io.ringflow.engine.runtime.operators;
+
+import io.ringflow.engine.runtime.task.OperatorRuntime;
+import io.ringflow.engine.runtime.task.OperatorStateStore;
+import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.keyed.KeyGroups;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class KeyedTimersTest
+{
+    private static final int MAX_PARALLELISM = 128;
+
+    private static OperatorRuntime runtime(final OperatorStateStore store, final int subtask, final int parallelism)
+    {
+        return new OperatorRuntime("job", "op", "op", subtask, parallelism, MAX_PARALLELISM, null, store, "a");
+    }
+
+    @Test
+    void timersSurviveASnapshotExactlyAndFollowTheirKeyGroupsToAnotherParallelism() throws Exception
+    {
+        final CodecRegistry codecs = CodecRegistry.withBuiltIns();
+        final List<String> original = new ArrayList<>();
+        final OperatorStateStore store = new OperatorStateStore(codecs);
+        final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> { });
+        timers.initializeState(runtime(store, 0, 1));
+        final SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 2_000; i++)
+        {
+            final Object key = i % 3 == 0 ? (Object)("user-" + random.nextInt(500)) : (Object)random.nextLong();
+            final long time = random.nextBoolean() ? random.nextLong() : random.nextInt(1_000);
+            final boolean eventTime = random.nextBoolean();
+            final int keyGroup = KeyGroups.keyGroupOf(key, MAX_PARALLELISM);
+            timers.register(eventTime, time, key, keyGroup);
+            original.add(eventTime + " " + time + " " + key + " " + keyGroup);
+        }
+        timers.snapshot(runtime(store, 0, 1));
+        final byte[] snapshot = store.snapshot();
+
+        // restored at parallelism 3: every timer comes back once, at exactly its time, in the subtask of its key group
+        final List<String> restored = new ArrayList<>();
+        for (int subtask = 0; subtask < 3; subtask++)
+        {
+            final OperatorStateStore restoredStore = new OperatorStateStore(codecs);
+            restoredStore.restore(List.of(Map.entry("op-0", snapshot)), subtask, 3);
+            final int mine = subtask;
+            final KeyedTimers back = new KeyedTimers((timer, eventTime) ->
+            {
+                assertThat(KeyGroups.rangeOf(mine, MAX_PARALLELISM, 3).contains(timer.keyGroup())).isTrue();
+                restored.add(eventTime + " " + timer.time() + " " + timer.key() + " " + timer.keyGroup());
+            });
+            back.initializeState(runtime(restoredStore, subtask, 3));
+            back.advanceWatermark(Long.MAX_VALUE);
+            while (back.eventTimersDue())
+            {
+                back.fireEventTime(7);
+            }
+            back.fireProcessingTime(Long.MAX_VALUE, Integer.MAX_VALUE);
+        }
+        assertThat(restored).containsExactlyInAnyOrderElementsOf(original.stream().distinct().toList());
+    }
+
+    @Test
+    void registeringTwiceKeepsOneAndFiringFollowsTimeThenRegistrationOrder() throws Exception
+    {
+        final List<String> fired = new ArrayList<>();
+        final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> fired.add(timer.key() + "@" + timer.time()));
+        timers.register(true, 5, "b", 1);
+        timers.register(true, 5, "a", 1);
+        timers.register(true, 5, "b", 1);
+        timers.register(true, 3, "c", 1);
+        timers.register(true, 9, "d", 1);
+        timers.delete(true, 9, "d");
+        timers.advanceWatermark(4);
+        assertThat(timers.forwardableWatermark()).as("the timer at 3 is due").isEqualTo(2);
+        timers.fireEventTime(1);
+        assertThat(timers.forwardableWatermark()).isEqualTo(4);
+        timers.advanceWatermark(100);
+        timers.fireEventTime(1);
+        assertThat(timers.forwardableWatermark()).as("one timer at 5 left").isEqualTo(4);
+        timers.fireEventTime(10);
+        assertThat(timers.forwardableWatermark()).isEqualTo(100);
+        assertThat(fired).containsExactly("c@3", "b@5", "a@5");
+        assertThat(timers.size()).as("the deleted timer is gone too").isZero();
+    }
+
+    @Test
+    void aDamagedTimerBlobIsRefusedAsCorrupt()
+    {
+        final CodecRegistry codecs = CodecRegistry.withBuiltIns();
+        final OperatorStateStore store = new OperatorStateStore(codecs);
+        final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> { });
+        timers.initializeState(runtime(store, 0, 1));
+        timers.register(true, 42, 7L, KeyGroups.keyGroupOf(7L, MAX_PARALLELISM));
+        timers.snapshot(runtime(store, 0, 1));
+        final List<byte[]> blobs = new ArrayList<>();
+        final OperatorStateStore probe = new OperatorStateStore(codecs);
+        probe.restore(List.of(Map.entry("op-0", store.snapshot())), 0, 1);
+        blobs.addAll(probe.getUnionListState(KeyedTimers.STATE_NAME, byte[].class).get());
+        final byte[] damaged = blobs.get(0).clone();
+        damaged[damaged.length - 9] = (byte)0x7F;
+
+        final OperatorStateStore holder = new OperatorStateStore(codecs);
+        holder.getUnionListState(KeyedTimers.STATE_NAME, byte[].class).update(List.of(damaged));
+        final OperatorStateStore restored = new OperatorStateStore(codecs);
+        restored.restore(List.of(Map.entry("op-0", holder.snapshot())), 0, 1);
+        assertThatThrownBy(() -> new KeyedTimers((timer, eventTime) -> { })
+            .initializeState(runtime(restored, 0, 1)))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("op");
+    }
+}

@@ -1,0 +1,88 @@
+package io.ringflow.engine.windowing;
+
+import io.ringflow.engine.TestBackends;
+import io.ringflow.engine.TestJobs;
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
+import io.ringflow.engine.api.JobConfig;
+import io.ringflow.engine.api.JobEnvironment;
+import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.RestartStrategy;
+import io.ringflow.engine.api.sink.CollectingSink;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Windows survive failures in every barrier mode and on both backends: a job that fails once midway (and restarts
+ * from whatever checkpoint completed before, or from the start) ends with the same final result per window as the
+ * model. Records come within the out-of-orderness here: a restored task starts from no watermark (as in Flink), so a
+ * record late before a failure could be on time after it; without late records the results are the same either way.
+ */
+class WindowRecoveryTest
+{
+    enum Mode
+    {
+        ALIGNED, UNALIGNED, ALIGNED_WITH_TIMEOUT, AT_LEAST_ONCE
+    }
+
+    @Test
+    void finalWindowResultsAreTheModelsAfterAFailureInEveryModeAndBackend() throws Exception
+    {
+        long seed = 1_000;
+        for (final TestBackends backend : TestBackends.values())
+        {
+            for (final Mode mode : Mode.values())
+            {
+                seed++;
+                final WindowModelTest.Case generated = WindowModelTest.randomCase(seed, false);
+                final WindowModelTest.Case c = new WindowModelTest.Case(seed, generated.assigner(),
+                    generated.lateness(), generated.delay(), generated.function(), generated.parallelism(), backend,
+                    generated.events());
+                final CheckpointConfig.Builder checkpoints = CheckpointConfig.every(Duration.ofMillis(5));
+                if (mode == Mode.UNALIGNED)
+                {
+                    checkpoints.unaligned(true);
+                }
+                if (mode == Mode.ALIGNED_WITH_TIMEOUT)
+                {
+                    checkpoints.alignedTimeout(Duration.ofMillis(1));
+                }
+                final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+                    .stateBackend(WindowModelTest.backendOf(c))
+                    .checkpointingMode(mode == Mode.AT_LEAST_ONCE ? CheckpointingMode.AT_LEAST_ONCE :
+                        CheckpointingMode.EXACTLY_ONCE)
+                    .checkpointing(checkpoints.build())
+                    .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+                    .readBatch(16)
+                    .build());
+                final CollectingSink<WindowModelTest.Result> sink = new CollectingSink<>();
+                final CollectingSink<WindowModelTest.Event> late = new CollectingSink<>();
+                WindowModelTest.FailOnce.ARMED.put(seed, new AtomicLong(c.events().size() / 2));
+                WindowModelTest.windows(env, c, late).sinkTo(sink);
+                try (JobHandle handle = env.execute("window-recovery-" + seed))
+                {
+                    TestJobs.awaitFinished(handle);
+                    assertThat(handle.restartCount()).as("the failure was injected").isEqualTo(1);
+                }
+                final WindowModel model = WindowModel.run(c.events(), c.assigner(), c.lateness(), c.delay());
+                final List<WindowModelTest.Result> expected = new ArrayList<>();
+                for (final WindowModel.Firing firing : model.firings())
+                {
+                    expected.add(new WindowModelTest.Result(firing.key(), firing.start(), firing.end(),
+                        c.function() == WindowModelTest.Function.REDUCE ? -1 : firing.count(), firing.sum()));
+                }
+                assertThat(WindowModelTest.finalResults(sink.results())).as("seed %d %s %s %s", seed, backend, mode,
+                    c.assigner()).isEqualTo(WindowModelTest.finalResults(expected));
+                assertThat(late.results()).isEmpty();
+            }
+        }
+    }
+}
