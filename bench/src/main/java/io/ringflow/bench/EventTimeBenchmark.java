@@ -102,8 +102,9 @@ public class EventTimeBenchmark
     {
         BenchSupport.checkOperationsPerInvocation(params, RECORDS);
         final JobConfig.Builder builder = JobConfig.builder()
+            // a window's state is a map per key (its open windows): about 50 bytes per key, not the default 16
             .stateBackend(stateBackend.create(ChronicleStateConfig.defaults()
-                .withExpectedEntriesPerState(Math.max(1_000, keys))));
+                .withExpectedEntriesPerState(Math.max(1_000, keys)).withAverageValueSize(64)));
         if (checkpointIntervalMs > 0)
         {
             builder.checkpointing(CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs)).build());

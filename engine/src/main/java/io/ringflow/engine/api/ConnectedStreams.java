@@ -53,6 +53,44 @@ public final class ConnectedStreams<T1, T2>
         return process(UserFunction.shared(function), function);
     }
 
+    /**
+     * Processes two keyed streams with a function that has the key, timers and side outputs
+     * ({@link KeyedCoProcessFunction}); both inputs must be keyed, by keys of the same type.
+     *
+     * @param factory creates the function of each subtask.
+     * @param <K>     the key type.
+     * @param <O>     the output type.
+     * @return the function's output stream.
+     */
+    public <K, O> DataStream<O> process(
+        final io.ringflow.engine.api.functions.KeyedCoProcessFunction.Factory<K, T1, T2, O> factory)
+    {
+        Objects.requireNonNull(factory, "factory");
+        final io.ringflow.engine.api.functions.KeyedCoProcessFunction<K, T1, T2, O> probe =
+            Objects.requireNonNull(factory.create(), "factory returned null");
+        final KeySelector<?, ?> key1 = keyOf(first);
+        final KeySelector<?, ?> key2 = keyOf(second);
+        if (key1 == null || key2 == null)
+        {
+            throw new InvalidJobException("connect(...).process(KeyedCoProcessFunction) needs both inputs keyed: " +
+                "apply keyBy(...) to each before connect");
+        }
+        final Descriptions.KeyedCoProcessOp description = new Descriptions.KeyedCoProcessOp(
+            UserFunction.perSubtask(factory::create, probe), key1, key2);
+        final StreamNode node = env.graph().addNode(description, description.defaultName());
+        for (final DataStream.Input input : first.inputs)
+        {
+            env.graph().addEdge(input.node, node, 0, input.partition, input.keySelector, input.sideOutput);
+        }
+        for (final DataStream.Input input : second.inputs)
+        {
+            env.graph().addEdge(input.node, node, 1, input.partition, input.keySelector, input.sideOutput);
+        }
+        StreamGraph.setOutputType(node, TypeExtraction.typeArgument(probe,
+            io.ringflow.engine.api.functions.KeyedCoProcessFunction.class, 3));
+        return new DataStream<>(env, node);
+    }
+
     private <O> DataStream<O> process(
         final UserFunction<CoProcessFunction<T1, T2, O>> function, final CoProcessFunction<T1, T2, O> probe)
     {

@@ -418,4 +418,48 @@ public final class Descriptions
             return process == null ? null : process.shared();
         }
     }
+
+    /**
+     * Two keyed inputs into a {@code KeyedCoProcessFunction} ({@code connect(...).process(...)} on two keyed streams).
+     *
+     * @param function     the user's function.
+     * @param keySelector1 the first input's key.
+     * @param keySelector2 the second input's key.
+     */
+    public record KeyedCoProcessOp(
+        UserFunction<? extends io.ringflow.engine.api.functions.KeyedCoProcessFunction<?, ?, ?, ?>> function,
+        KeySelector<?, ?> keySelector1, KeySelector<?, ?> keySelector2) implements OperatorDescription
+    {
+        /** Checks that nothing is missing. */
+        public KeyedCoProcessOp
+        {
+            Objects.requireNonNull(function, "function");
+            Objects.requireNonNull(keySelector1, "keySelector1");
+            Objects.requireNonNull(keySelector2, "keySelector2");
+        }
+
+        @Override
+        public NodeKind shape()
+        {
+            return NodeKind.TWO_INPUT;
+        }
+
+        @Override
+        public String defaultName()
+        {
+            return simpleName(function.type(), "KeyedCoProcess");
+        }
+
+        @Override
+        public boolean keyedState()
+        {
+            return true;
+        }
+
+        @Override
+        public Object sharedUserObject()
+        {
+            return function.shared();
+        }
+    }
 }

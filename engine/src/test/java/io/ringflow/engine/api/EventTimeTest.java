@@ -435,4 +435,163 @@ class EventTimeTest
             job.awaitTermination(TestJobs.HANG_GUARD);
         }
     }
+
+    /** An order of {@code id} at {@code time}; a payment of an order. */
+    record Order(long id, long time)
+    {
+    }
+
+    /** A payment of order {@code id} at {@code time}. */
+    record Payment(long id, long time)
+    {
+    }
+
+    /**
+     * Joins orders with their payments by order id: an order waits 10 time units (an event-time timer) for its
+     * payment, then is reported paid or unpaid; payments with no order go to a side output.
+     */
+    static final class PaidWithin extends io.ringflow.engine.api.functions.KeyedCoProcessFunction<Long, Order, Payment,
+        String>
+    {
+        static final OutputTag<Long> ORPHAN = new OutputTag<>("orphan-payment", Long.class);
+        private io.ringflow.state.keyed.ValueState<Long> due;
+        private io.ringflow.state.keyed.ValueState<Boolean> paid;
+
+        @Override
+        public void open(final io.ringflow.engine.api.functions.RuntimeContext context)
+        {
+            due = context.getState(new io.ringflow.state.keyed.ValueStateDescriptor<>("due", Long.class));
+            paid = context.getState(new io.ringflow.state.keyed.ValueStateDescriptor<>("paid", Boolean.class));
+        }
+
+        @Override
+        public void processElement1(final Order order, final Context<Long> ctx, final Collector<String> out)
+        {
+            due.update(order.time() + 10);
+            ctx.timerService().registerEventTimeTimer(order.time() + 10);
+        }
+
+        @Override
+        public void processElement2(final Payment payment, final Context<Long> ctx, final Collector<String> out)
+        {
+            if (due.value() == null)
+            {
+                ctx.output(ORPHAN, payment.id());
+                return;
+            }
+            if (ctx.timestamp() <= due.value())
+            {
+                paid.update(true);
+            }
+        }
+
+        @Override
+        public void onTimer(final long timestamp, final OnTimerContext<Long> ctx, final Collector<String> out)
+        {
+            out.collect(ctx.getCurrentKey() + (paid.value() != null ? " paid" : " unpaid"));
+            due.clear();
+            paid.clear();
+        }
+    }
+
+    @Test
+    void aKeyedCoProcessFunctionHasTimersAndSideOutputsSharedByKeyAcrossItsInputs() throws Exception
+    {
+        // order i at time 100 i; paid at 100 i + 5 when i % 3 == 0, too late (+ 20) when i % 3 == 1, never else;
+        // a payment of order -1 has no order
+        final List<Order> orders = new ArrayList<>();
+        final List<Payment> payments = new ArrayList<>();
+        final List<String> expected = new ArrayList<>();
+        for (long i = 0; i < 300; i++)
+        {
+            orders.add(new Order(i, 100 * i));
+            if (i % 3 == 0)
+            {
+                payments.add(new Payment(i, 100 * i + 5));
+            }
+            else if (i % 3 == 1)
+            {
+                payments.add(new Payment(i, 100 * i + 20));
+            }
+            expected.add(i + (i % 3 == 0 ? " paid" : " unpaid"));
+        }
+        payments.add(new Payment(-1, 7));
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        final DataStream<Order> orderStream = env.fromSource(CollectionSource.of(Order.class,
+            orders.toArray(new Order[0])), "orders").setParallelism(1)
+            .assignTimestampsAndWatermarks(WatermarkStrategy.<Order>forGenerator(OrderWatermarks::new)
+                .withTimestampAssigner((o, previous) -> o.time())).setParallelism(1);
+        final DataStream<Payment> paymentStream = env.fromSource(CollectionSource.of(Payment.class,
+            payments.toArray(new Payment[0])), "payments").setParallelism(1)
+            .assignTimestampsAndWatermarks(WatermarkStrategy.<Payment>noWatermarks()
+                .withTimestampAssigner((p, previous) -> p.time())).setParallelism(1);
+        final CollectingSink<String> sink = new CollectingSink<>();
+        final CollectingSink<Long> orphans = new CollectingSink<>();
+        final DataStream<String> joined = orderStream.keyBy(Order::id).connect(paymentStream.keyBy(Payment::id))
+            .process(PaidWithin::new);
+        joined.sinkTo(sink);
+        joined.getSideOutput(PaidWithin.ORPHAN).sinkTo(orphans);
+        TestJobs.awaitFinished(env.execute("keyed-co-process-timers"));
+
+        assertThat(sink.results()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(orphans.results()).containsExactly(-1L);
+    }
+
+    /** No watermark from the orders until their end: every order's timer fires at the end of the input. */
+    static final class OrderWatermarks implements WatermarkGenerator<Order>
+    {
+        @Override
+        public void onEvent(final Order event, final long timestamp, final WatermarkOutput output)
+        {
+        }
+
+        @Override
+        public void onPeriodicEmit(final WatermarkOutput output)
+        {
+        }
+    }
+
+    /** Sends every record to a side output, nothing to its main output. */
+    static final class AllToSide extends KeyedProcessFunction<Long, Event, Long>
+    {
+        static final OutputTag<Event> SIDE = new OutputTag<>("side", Event.class);
+
+        @Override
+        public void processElement(final Event value, final Context<Long> ctx, final Collector<Long> out)
+        {
+            ctx.output(SIDE, value);
+        }
+    }
+
+    @Test
+    void watermarksReachSideOutputsChainedAndAcrossRings() throws Exception
+    {
+        // unbounded: the timers downstream of the side output can only fire if watermarks reach them
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder().defaultParallelism(2).build());
+        final CollectingSink<Seen> chained = new CollectingSink<>();
+        final CollectingSink<Seen> acrossRings = new CollectingSink<>();
+        final DataStream<Long> main = env.fromSource(GeneratorSource.unbounded(Event.class,
+                (i, t) -> new Event(i % 5, i)), "events").setParallelism(1)
+            .assignTimestampsAndWatermarks(WatermarkStrategy.<Event>forGenerator(PerEventWatermarks::new)
+                .withTimestampAssigner((e, previous) -> e.time())).setParallelism(1)
+            .keyBy(Event::key)
+            .process(AllToSide::new);
+        main.sinkTo(new io.ringflow.engine.api.sink.DiscardSink<>());
+        final DataStream<Event> side = main.getSideOutput(AllToSide.SIDE);
+        side.keyBy(Event::key).process(TimerPerEvent::new).sinkTo(acrossRings);
+        side.map(e -> new Seen(e.key(), e.time(), 0, "side")).returns(Seen.class)
+            .keyBy(Seen::key).process(WatermarkWitness::new).sinkTo(chained);
+        final JobHandle job = env.execute("side-output-watermarks");
+        try
+        {
+            org.awaitility.Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> acrossRings.size() > 1_000);
+            org.awaitility.Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
+                chained.results().stream().anyMatch(s -> s.watermark() > 1_000));
+        }
+        finally
+        {
+            job.cancel();
+            job.awaitTermination(TestJobs.HANG_GUARD);
+        }
+    }
 }

@@ -191,8 +191,15 @@ class WindowModelTest
     /** Builds the case's job; returns the main results' and the late records' sinks. */
     static DataStream<Result> windows(final JobEnvironment env, final Case c, final CollectingSink<Event> late)
     {
+        return windows(env, c, late, CollectionSource.of(Event.class, c.events().toArray(new Event[0])));
+    }
+
+    /** As {@link #windows(JobEnvironment, Case, CollectingSink)}, reading the events from {@code source}. */
+    static DataStream<Result> windows(final JobEnvironment env, final Case c, final CollectingSink<Event> late,
+        final io.ringflow.engine.api.source.Source<Event> source)
+    {
         final WindowedStream<Event, Long> windowed = env
-            .fromSource(CollectionSource.of(Event.class, c.events().toArray(new Event[0])), "events")
+            .fromSource(source, "events")
             .setParallelism(1).uid("events")
             .map(new FailOnce(c.seed())).returns(Event.class).setParallelism(1)
             .assignTimestampsAndWatermarks(WatermarkStrategy.<Event>forGenerator(() -> new Punctuated(c.delay()))

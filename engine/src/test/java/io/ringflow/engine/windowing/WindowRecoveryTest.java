@@ -85,4 +85,137 @@ class WindowRecoveryTest
             }
         }
     }
+
+    /** Emits events {@code [0, limit)} of a list; its position is the next index. */
+    static final class GatedEvents implements io.ringflow.engine.api.source.Source<WindowModelTest.Event>
+    {
+        private final List<WindowModelTest.Event> events;
+        private final AtomicLong limit = new AtomicLong();
+        private final AtomicLong emitted = new AtomicLong();
+        private volatile boolean finish;
+
+        GatedEvents(final List<WindowModelTest.Event> events)
+        {
+            this.events = events;
+        }
+
+        @Override
+        public Class<WindowModelTest.Event> producedType()
+        {
+            return WindowModelTest.Event.class;
+        }
+
+        @Override
+        public boolean isBounded()
+        {
+            return true;
+        }
+
+        @Override
+        public int maxParallelism()
+        {
+            return 1;
+        }
+
+        @Override
+        public io.ringflow.engine.api.source.SourceReader<WindowModelTest.Event> createReader(
+            final io.ringflow.engine.api.functions.SubtaskInfo subtask)
+        {
+            return new io.ringflow.engine.api.source.SourceReader<>()
+            {
+                private long next;
+
+                @Override
+                public int pollNext(final io.ringflow.engine.api.functions.Collector<WindowModelTest.Event> output,
+                    final int maxRecords)
+                {
+                    int count = 0;
+                    while (count < maxRecords && next < limit.get())
+                    {
+                        output.collect(events.get((int)next++));
+                        count++;
+                    }
+                    emitted.set(next);
+                    if (count == 0 && finish && next >= events.size())
+                    {
+                        return END_OF_INPUT;
+                    }
+                    return count;
+                }
+
+                @Override
+                public long position()
+                {
+                    return next;
+                }
+
+                @Override
+                public void seek(final long position)
+                {
+                    next = position;
+                }
+            };
+        }
+    }
+
+    @Test
+    void windowStateAndTimersFollowTheirKeysToAnotherParallelism(@org.junit.jupiter.api.io.TempDir final
+        java.nio.file.Path dir) throws Exception
+    {
+        long seed = 2_000;
+        for (final TestBackends backend : TestBackends.values())
+        {
+            for (final int[] parallelisms : new int[][] {{2, 3}, {3, 1}})
+            {
+                seed++;
+                final WindowModelTest.Case generated = WindowModelTest.randomCase(seed, false);
+                final WindowModelTest.Case c = new WindowModelTest.Case(seed, generated.assigner(),
+                    generated.lateness(), generated.delay(), generated.function(), parallelisms[0], backend,
+                    generated.events());
+                final java.nio.file.Path checkpoints = dir.resolve("case-" + seed);
+                final CollectingSink<WindowModelTest.Result> sink = new CollectingSink<>();
+                final CollectingSink<WindowModelTest.Event> late = new CollectingSink<>();
+                final GatedEvents first = new GatedEvents(c.events());
+                final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+                    .stateBackend(WindowModelTest.backendOf(c))
+                    .checkpointing(CheckpointConfig.every(Duration.ofDays(1))
+                        .storage(new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(checkpoints)).build())
+                    .build());
+                WindowModelTest.windows(env, c, late, first).sinkTo(sink);
+                final io.ringflow.engine.api.CompletedCheckpoint savepoint;
+                try (JobHandle handle = env.execute("window-rescale-" + seed))
+                {
+                    final int half = c.events().size() / 2;
+                    first.limit.set(half);
+                    org.awaitility.Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> first.emitted.get() ==
+                        half);
+                    savepoint = handle.stopWithSavepoint().get(2, java.util.concurrent.TimeUnit.MINUTES);
+                    handle.awaitTermination(TestJobs.HANG_GUARD);
+                }
+                final GatedEvents second = new GatedEvents(c.events());
+                second.limit.set(c.events().size());
+                second.finish = true;
+                final WindowModelTest.Case rescaled = new WindowModelTest.Case(seed, c.assigner(), c.lateness(),
+                    c.delay(), c.function(), parallelisms[1], backend, c.events());
+                final JobEnvironment restored = JobEnvironment.create(JobConfig.builder()
+                    .stateBackend(WindowModelTest.backendOf(rescaled))
+                    .restoreFrom(checkpoints.resolve("chk-" + savepoint.checkpointId())).build());
+                WindowModelTest.windows(restored, rescaled, late, second).sinkTo(sink);
+                try (JobHandle handle = restored.execute("window-rescaled-" + seed))
+                {
+                    TestJobs.awaitFinished(handle);
+                }
+                final WindowModel model = WindowModel.run(c.events(), c.assigner(), c.lateness(), c.delay());
+                final List<WindowModelTest.Result> expected = new ArrayList<>();
+                for (final WindowModel.Firing firing : model.firings())
+                {
+                    expected.add(new WindowModelTest.Result(firing.key(), firing.start(), firing.end(),
+                        c.function() == WindowModelTest.Function.REDUCE ? -1 : firing.count(), firing.sum()));
+                }
+                assertThat(WindowModelTest.finalResults(sink.results())).as("seed %d %s p %d -> %d %s", seed,
+                    backend, parallelisms[0], parallelisms[1], c.assigner())
+                    .isEqualTo(WindowModelTest.finalResults(expected));
+            }
+        }
+    }
 }

@@ -288,7 +288,15 @@ public final class Deployer
                 outputs.add(channelOutput(edge, writers, edgeCodecs.get(edge), subtask, specializer));
             }
             writersPerMember.add(0, nodeWriters);
-            final Output output = combine(mainOutputs, specializer);
+            final Map<String, Output> sides = new java.util.LinkedHashMap<>();
+            for (final Map.Entry<String, List<Output>> side : sideOutputs.entrySet())
+            {
+                sides.put(side.getKey(), combine(side.getValue(), specializer));
+            }
+            // watermarks go down every edge, side outputs included
+            final Output output = sides.isEmpty() ? combine(mainOutputs, specializer) : specializer.output(
+                io.ringflow.engine.runtime.task.SideOutputWatermarks.class, combine(mainOutputs, specializer),
+                sides.values().toArray(new Output[0]));
             final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask) : null;
             chain[i] = OperatorTranslator.create(node, subtask, specializer, output, keyedStore);
             operators.put(node, chain[i]);
@@ -296,9 +304,9 @@ public final class Deployer
             final OperatorRuntime runtime = new OperatorRuntime(
                 jobName, node.name(), node.uid(), subtask, node.parallelism(), config.maxParallelism(),
                 keyedStore, operatorStore, execution.attemptId(), time);
-            for (final Map.Entry<String, List<Output>> side : sideOutputs.entrySet())
+            for (final Map.Entry<String, Output> side : sides.entrySet())
             {
-                runtime.sideOutput(side.getKey(), combine(side.getValue(), specializer));
+                runtime.sideOutput(side.getKey(), side.getValue());
             }
             chain[i].setup(runtime, output);
             if (restorer != null)
@@ -431,14 +439,17 @@ public final class Deployer
                 "record, or register a codec with JobEnvironment.registerCodec(" + type.getSimpleName() +
                 ".class, codec) before execute(). (" + ex.getMessage() + ")", ex);
         }
-        // a record sent by key may carry its Long key in front of it
-        final int reserved = edge.partition() == PartitionKind.KEY_HASH ? SlotDescriptor.LONG_KEY_LENGTH : 0;
+        // a record sent by key may carry its Long key in front of it, and one with event time its timestamp
+        final int reserved = (edge.partition() == PartitionKind.KEY_HASH ? SlotDescriptor.LONG_KEY_LENGTH : 0) +
+            (GraphResolver.hasWatermarksUpstream(edge.target(), new java.util.HashSet<>()) ?
+                SlotDescriptor.TIMESTAMP_LENGTH : 0);
         final int payload = SlotDescriptor.payloadCapacity(config.slotSize()) - reserved;
         if (codec.maxEncodedLength() > payload)
         {
             throw new InvalidJobException("records of type " + type.getName() + " from " + source.describe() +
                 " always encode to " + codec.maxEncodedLength() + " bytes, more than the " + payload +
-                " payload bytes a slot has for them" + (reserved > 0 ? " (" + reserved + " more carry the key)" : "") +
+                " payload bytes a slot has for them" + (reserved > 0 ? " (" + reserved + " more carry the key or " +
+                "the timestamp)" : "") +
                 "; raise JobConfig slotSize to at least " +
                 ((codec.maxEncodedLength() + reserved + SlotDescriptor.HEADER_LENGTH + 7) & ~7));
         }

@@ -113,7 +113,12 @@ final class GraphResolver
         }
     }
 
-    private static boolean hasWatermarksUpstream(final StreamNode node, final java.util.Set<StreamNode> seen)
+    /**
+     * @param node a node.
+     * @param seen nodes already looked at (empty at first).
+     * @return whether a timestamp assigner is upstream of {@code node}: its inputs carry timestamps and watermarks.
+     */
+    static boolean hasWatermarksUpstream(final StreamNode node, final java.util.Set<StreamNode> seen)
     {
         for (final StreamEdge edge : node.inputs())
         {

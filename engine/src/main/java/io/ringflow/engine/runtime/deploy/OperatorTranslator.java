@@ -84,6 +84,11 @@ final class OperatorTranslator
                     io.ringflow.engine.runtime.operators.TimestampsAndWatermarksOperator.class, output, keyedStore,
                     timestamps.strategy());
             }
+            if (description instanceof Descriptions.KeyedCoProcessOp process)
+            {
+                return specializer.operator(io.ringflow.engine.runtime.operators.KeyedCoProcessOperator.class, output,
+                    keyedStore, process.function().instance(), process.keySelector1(), process.keySelector2());
+            }
             if (description instanceof Descriptions.WindowOp window)
             {
                 return new io.ringflow.engine.runtime.operators.WindowOperator(window.assigner(), window.trigger(),

@@ -38,6 +38,8 @@ public final class KeyedProcessOperator extends StreamOperator
     /** The domain of the timer being fired, or null while a record is processed. */
     private TimeDomain firing;
     private long forwardedWatermark = Long.MIN_VALUE;
+    /** The last watermark received, for a function without timers. */
+    private long lastWatermark = Long.MIN_VALUE;
 
     /**
      * @param function    this subtask's own instance.
@@ -129,6 +131,7 @@ public final class KeyedProcessOperator extends StreamOperator
     {
         if (!timed)
         {
+            lastWatermark = watermark;
             output.emitWatermark(watermark);
             return;
         }
@@ -266,7 +269,7 @@ public final class KeyedProcessOperator extends StreamOperator
     @Override
     public long currentWatermark()
     {
-        return timed ? timers.currentWatermark() : Long.MIN_VALUE;
+        return timed ? timers.currentWatermark() : lastWatermark;
     }
 
     @Override

@@ -124,8 +124,18 @@ public final class KeyedTimers
         final Timer probe = new Timer();
     }
 
-    /** @return the input watermark: the last handed to {@link #advanceWatermark}. */
+    /**
+     * @return the operator's event time: the input watermark once every timer at or below it has fired, else just
+     *     below the earliest due timer not yet fired (an interrupted pass has not reached later times yet). What
+     *     lateness is judged against, and what is forwarded.
+     */
     public long currentWatermark()
+    {
+        return forwardableWatermark();
+    }
+
+    /** @return the last watermark handed to {@link #advanceWatermark}. */
+    public long inputWatermark()
     {
         return inputWatermark;
     }

@@ -40,10 +40,17 @@ public final class TimestampsAndWatermarksOperator extends StreamOperator implem
     }
 
     @Override
+    public void initializeState() throws Exception
+    {
+        // the generator exists before its state is restored (it may be a CheckpointedFunction)
+        generator = strategy.createGenerator();
+        initializeListenerState();
+    }
+
+    @Override
     public void open()
     {
         assigner = strategy.timestampAssigner();
-        generator = strategy.createGenerator();
         time = runtime.time();
         timestamps = time.timestamp;
         interval = time.autoWatermarkIntervalMillis();
@@ -147,12 +154,13 @@ public final class TimestampsAndWatermarksOperator extends StreamOperator implem
     @Override
     public void emitWatermark(final long watermark)
     {
-        if (idle)
-        {
-            markActive();
-        }
+        // only an advancing watermark makes an idle output active (a periodic emit that repeats itself must not)
         if (watermark > lastEmitted)
         {
+            if (idle)
+            {
+                markActive();
+            }
             lastEmitted = watermark;
             output.emitWatermark(watermark);
         }

@@ -117,6 +117,14 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     private long forwardedWatermark = Long.MIN_VALUE;
     private long lateRecordsDropped;
     private final List<TimeWindow> scratch = new ArrayList<>();
+    /**
+     * Whether the keyed store hands out the objects it holds (the heap backend) rather than decoded copies: then a
+     * value taken from state is copied before it is folded, and one put into state is a copy, so a snapshot that
+     * shares the stored object never sees a later change (an {@code AggregateFunction} may change its accumulator).
+     */
+    private boolean sharesValues;
+    private io.ringflow.state.codec.Codec<Object> valueCodec;
+    private final io.ringflow.state.codec.CodecBuffer copyBuffer = io.ringflow.state.codec.CodecBuffer.growable(256);
     /** Whether the write-back cache is used (see the class comment). */
     private final boolean cached;
     private final java.util.HashMap<CachedWindow, CachedWindow> cache = new java.util.HashMap<>();
@@ -178,6 +186,9 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
         if (process == null)
         {
             contents = state.getMapState(new MapStateDescriptor<>(CONTENTS, TimeWindow.class, (Class<Object>)valueType));
+            sharesValues = state instanceof io.ringflow.state.heap.HeapKeyedStateStore;
+            valueCodec = sharesValues ? (io.ringflow.state.codec.Codec<Object>)runtime.operatorStateStore()
+                .codecFor(valueType) : null;
         }
         else
         {
@@ -342,7 +353,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
             entry.keyGroup = currentKeyGroup;
             entry.start = start;
             entry.end = end;
-            entry.value = contents.get(window);
+            entry.value = own(contents.get(window));
             if (entry.value == null)
             {
                 registerTimers(window);
@@ -403,7 +414,8 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     /** Writes one window's value; the store's current key must be the entry's. */
     private void writeBack(final CachedWindow entry)
     {
-        contents.put(new TimeWindow(entry.start, entry.end), entry.value);
+        // the cache goes on changing its value; state (and a snapshot of it) keeps its own
+        contents.put(new TimeWindow(entry.start, entry.end), own(entry.value));
         entry.dirty = false;
     }
 
@@ -458,7 +470,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
         {
             final Object value = contents.get(window);
             fresh = value == null;
-            contents.put(window, fold(value, record));
+            contents.put(window, fold(own(value), record));
         }
         else
         {
@@ -476,6 +488,17 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
             registerTimers(window);
         }
         onElement(window, time, count);
+    }
+
+    /** @return {@code value}, or a copy of it when the store shares the objects it holds (see sharesValues). */
+    private Object own(final Object value)
+    {
+        if (!sharesValues || value == null)
+        {
+            return value;
+        }
+        final int length = valueCodec.encode(value, copyBuffer, 0);
+        return valueCodec.decode(copyBuffer, 0, length);
     }
 
     private Object fold(final Object value, final Object record)
@@ -571,11 +594,13 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     {
         Object value = null;
         long count = 0;
+        final long[] sourceCounts = new long[sources.size()];
+        int s = 0;
         for (final TimeWindow source : sources)
         {
             if (process == null)
             {
-                final Object sourceValue = contents.get(source);
+                final Object sourceValue = own(contents.get(source));
                 contents.remove(source);
                 value = value == null ? sourceValue : reduce != null ? reduce.reduce(value, sourceValue) :
                     aggregate.merge(value, sourceValue);
@@ -595,6 +620,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
                     }
                 }
                 count += sourceCount;
+                sourceCounts[s++] = sourceCount;
             }
         }
         // the merged windows' timers stay: a timer is per key and time, not per window, so it may also be another
@@ -608,6 +634,19 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
             counts.put(target, count);
         }
         registerTimers(target);
+        if (trigger.kind() == Trigger.Kind.COUNT)
+        {
+            // the merge may have passed a multiple of the count that no source reached on its own: fire for it now
+            long firedBefore = 0;
+            for (final long sourceCount : sourceCounts)
+            {
+                firedBefore += sourceCount / trigger.parameter();
+            }
+            if (count / trigger.parameter() > firedBefore)
+            {
+                fire(target);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- time

@@ -10,7 +10,9 @@ package io.ringflow.engine.runtime.task;
  *   what they reached) and then the task goes idle itself.</li>
  *   <li>A channel that becomes <b>active</b> again joins the minimum only once its watermark has caught up with the
  *   task's (it is not <i>aligned</i> before): the task's watermark never goes back.</li>
- *   <li>An <b>ended</b> channel is left out; once every channel ended the watermark is {@link Long#MAX_VALUE}.</li>
+ *   <li>An <b>ended</b> channel is left out; once every channel ended the watermark is {@link Long#MAX_VALUE}. The
+ *   {@code Long.MAX_VALUE} watermark a finishing channel sends before it ends is ignored while other channels are
+ *   live (its end decides), so time never jumps past a live idle channel.</li>
  * </ul>
  * A restored task starts with no watermark ({@link Long#MIN_VALUE}) on every channel.
  *
@@ -75,6 +77,11 @@ public final class WatermarkValve
         {
             return;
         }
+        if (watermark == Long.MAX_VALUE && liveChannelsBesides(channel))
+        {
+            // a finishing channel's last word: its end (onEnd) decides, so idle live channels are not jumped over
+            return;
+        }
         if (idle[channel])
         {
             onActive(channel);
@@ -103,15 +110,7 @@ public final class WatermarkValve
         if (everyLiveChannelIdle())
         {
             // nothing is active to hold time back: move to what the idle channels reached, then go idle
-            long max = Long.MIN_VALUE;
-            for (int c = 0; c < watermarks.length; c++)
-            {
-                if (!ended[c])
-                {
-                    max = Math.max(max, watermarks[c]);
-                }
-            }
-            emit(max);
+            emitLargestOfLive();
             if (!taskIdle)
             {
                 taskIdle = true;
@@ -149,19 +148,15 @@ public final class WatermarkValve
         }
         ended[channel] = true;
         idle[channel] = false;
-        boolean allEnded = true;
-        for (final boolean e : ended)
-        {
-            allEnded &= e;
-        }
-        if (allEnded)
+        if (!liveChannelsBesides(-1))
         {
             emit(Long.MAX_VALUE);
             return;
         }
         if (everyLiveChannelIdle())
         {
-            // the last active channel ended: the rest are idle
+            // the last active channel ended: the rest are idle; as in onIdle, time moves to what they reached
+            emitLargestOfLive();
             if (!taskIdle)
             {
                 taskIdle = true;
@@ -170,6 +165,32 @@ public final class WatermarkValve
             return;
         }
         emitMinimum();
+    }
+
+    /** @return whether a channel other than {@code channel} has not ended. */
+    private boolean liveChannelsBesides(final int channel)
+    {
+        for (int c = 0; c < ended.length; c++)
+        {
+            if (c != channel && !ended[c])
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void emitLargestOfLive()
+    {
+        long max = Long.MIN_VALUE;
+        for (int c = 0; c < watermarks.length; c++)
+        {
+            if (!ended[c])
+            {
+                max = Math.max(max, watermarks[c]);
+            }
+        }
+        emit(max);
     }
 
     private boolean everyLiveChannelIdle()

@@ -35,6 +35,7 @@ class ClassCopiesTest
         ChainingOutput.class, FanOutOutput.class, ForwardOutput.class, RebalanceOutput.class, BroadcastOutput.class,
         KeyHashOutput.class, ChannelInput.class, MapOperator.class, FilterOperator.class, FlatMapOperator.class,
         KeyedProcessOperator.class, KeyedReduceOperator.class, CoProcessOperator.class, SinkOperator.class,
+        io.ringflow.engine.runtime.operators.KeyedCoProcessOperator.class, SideOutputWatermarks.class,
         TwoPhaseCommitSinkOperator.class,
         io.ringflow.engine.runtime.operators.TimestampsAndWatermarksOperator.class);
     /**

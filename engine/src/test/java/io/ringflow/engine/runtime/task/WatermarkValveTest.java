@@ -80,6 +80,23 @@ class WatermarkValveTest
         assertThat(emitted).containsExactly("wm 10", "wm 40", "wm " + Long.MAX_VALUE);
     }
 
+    @Test
+    void aFinishingChannelsLastWatermarkDoesNotJumpPastAnIdleChannelThatMayResume()
+    {
+        final WatermarkValve valve = new WatermarkValve(2, listener);
+        valve.onWatermark(0, 10);
+        valve.onWatermark(1, 20);
+        valve.onIdle(0);
+        // channel 1 finishes: its Long.MAX_VALUE, then its end
+        valve.onWatermark(1, Long.MAX_VALUE);
+        valve.onEnd(1);
+        assertThat(valve.current()).as("time went to what the live idle channel reached, no further").isEqualTo(20);
+        assertThat(valve.isIdle()).isTrue();
+        valve.onWatermark(0, 30);
+        valve.onEnd(0);
+        assertThat(emitted).containsExactly("wm 10", "wm 20", "idle", "active", "wm 30", "wm " + Long.MAX_VALUE);
+    }
+
     /**
      * Random channels, watermarks, idleness and ends (seeded): the output only grows; while no channel was ever idle
      * it is exactly the minimum over the live channels; it never passes a live, active, aligned channel.
