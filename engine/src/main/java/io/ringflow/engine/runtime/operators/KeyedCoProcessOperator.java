@@ -244,10 +244,7 @@ public final class KeyedCoProcessOperator extends StreamOperator
     @Override
     public void onBarrier(final long checkpointId) throws Exception
     {
-        if (timed)
-        {
-            timers.snapshot(runtime);
-        }
+        // timers are captured by the operator state store itself (KeyedTimers is a deferred state)
         snapshotListener(checkpointId);
     }
 

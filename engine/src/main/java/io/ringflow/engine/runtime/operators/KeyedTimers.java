@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeSet;
 
 /**
  * The timers of one keyed operator subtask, event time and processing time: per key and time at most one timer of
@@ -26,9 +25,11 @@ import java.util.TreeSet;
  * timer at or below it fired, else to just below the earliest timer not yet fired. An interrupted pass therefore keeps
  * its progress downstream (the output watermark follows the last fully fired time) and never freezes it.
  *
- * <p><b>Checkpoints.</b> At each barrier every timer is written into the operator's union list state
- * {@value #STATE_NAME} (one blob per subtask, format below); on restore each subtask keeps the timers whose key group
- * it owns, so timers follow their keys at any parallelism. Timers restored at or below the new watermark fire at the
+ * <p><b>Checkpoints.</b> At each barrier the timers are captured: both queues are binary heaps in arrays, so the
+ * capture is two array copies of references (timers never change once registered), about a millisecond per million
+ * timers on the task thread; the snapshot flusher then encodes them into the operator's union list state
+ * {@value #STATE_NAME} (one blob per subtask, format below) while the task goes on. On restore each subtask keeps the
+ * timers whose key group it owns, so timers follow their keys at any parallelism. Timers restored at or below the new watermark fire at the
  * first watermark after the restore (a restored task starts from no watermark).
  *
  * <pre>
@@ -41,7 +42,7 @@ import java.util.TreeSet;
  * <p>Thread contract: the task thread only. Registering allocates one timer (a duplicate allocates nothing beyond
  * boxing a {@code long} key); firing allocates nothing.
  */
-public final class KeyedTimers
+public final class KeyedTimers implements OperatorStateStore.DeferredState
 {
     /** The operator state the timers are checkpointed in. */
     public static final String STATE_NAME = "ringflow.timers";
@@ -68,6 +69,8 @@ public final class KeyedTimers
         Object key;
         int keyGroup;
         long sequence;
+        /** Its position in its heap; -1 once removed. */
+        int index = -1;
 
         /** @return the timer's time. */
         public long time()
@@ -100,15 +103,15 @@ public final class KeyedTimers
         }
     }
 
-    private static final java.util.Comparator<Timer> ORDER =
-        (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.sequence, b.sequence);
-
     private final Queue eventTime = new Queue();
     private final Queue processingTime = new Queue();
     private final Target target;
     private long sequence;
     private long inputWatermark = Long.MIN_VALUE;
-    private OperatorListState<byte[]> state;
+    private OperatorRuntime runtime;
+    /** The codec of each key class registered so far, for snapshots. */
+    private final Map<Class<?>, Codec<Object>> keyCodecs = new java.util.LinkedHashMap<>();
+    private Class<?> lastKeyClass;
 
     /** @param target receives the timers that fire. */
     public KeyedTimers(final Target target)
@@ -116,12 +119,124 @@ public final class KeyedTimers
         this.target = target;
     }
 
-    /** The timers of one domain: ordered by time, and indexed by key and time for duplicates and deletion. */
+    /**
+     * The timers of one domain: a binary min-heap by time, then registration order, in an array (each timer knows its
+     * position, so one can be removed in O(log n)), and an index by key and time for duplicates and deletion.
+     */
     private static final class Queue
     {
-        final TreeSet<Timer> ordered = new TreeSet<>(ORDER);
+        Timer[] heap = new Timer[64];
+        int size;
         final Map<Timer, Timer> index = new HashMap<>();
         final Timer probe = new Timer();
+
+        boolean isEmpty()
+        {
+            return size == 0;
+        }
+
+        Timer peek()
+        {
+            return heap[0];
+        }
+
+        void add(final Timer timer)
+        {
+            if (size == heap.length)
+            {
+                heap = java.util.Arrays.copyOf(heap, size * 2);
+            }
+            heap[size] = timer;
+            timer.index = size;
+            size++;
+            siftUp(timer.index);
+        }
+
+        Timer poll()
+        {
+            final Timer first = heap[0];
+            removeAt(0);
+            return first;
+        }
+
+        void remove(final Timer timer)
+        {
+            if (timer.index >= 0)
+            {
+                removeAt(timer.index);
+            }
+        }
+
+        private void removeAt(final int at)
+        {
+            final Timer removed = heap[at];
+            removed.index = -1;
+            size--;
+            if (at == size)
+            {
+                heap[size] = null;
+                return;
+            }
+            final Timer last = heap[size];
+            heap[size] = null;
+            heap[at] = last;
+            last.index = at;
+            siftDown(at);
+            if (heap[at] == last)
+            {
+                siftUp(at);
+            }
+        }
+
+        private static boolean before(final Timer a, final Timer b)
+        {
+            return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
+        }
+
+        private void siftUp(final int from)
+        {
+            int at = from;
+            final Timer timer = heap[at];
+            while (at > 0)
+            {
+                final int parent = (at - 1) >>> 1;
+                final Timer above = heap[parent];
+                if (!before(timer, above))
+                {
+                    break;
+                }
+                heap[at] = above;
+                above.index = at;
+                at = parent;
+            }
+            heap[at] = timer;
+            timer.index = at;
+        }
+
+        private void siftDown(final int from)
+        {
+            int at = from;
+            final Timer timer = heap[at];
+            final int half = size >>> 1;
+            while (at < half)
+            {
+                int child = 2 * at + 1;
+                final int right = child + 1;
+                if (right < size && before(heap[right], heap[child]))
+                {
+                    child = right;
+                }
+                if (!before(heap[child], timer))
+                {
+                    break;
+                }
+                heap[at] = heap[child];
+                heap[at].index = at;
+                at = child;
+            }
+            heap[at] = timer;
+            timer.index = at;
+        }
     }
 
     /**
@@ -167,13 +282,23 @@ public final class KeyedTimers
             return;
         }
         probe.key = null;
+        final Class<?> keyClass = key.getClass();
+        if (keyClass != lastKeyClass)
+        {
+            // the key codecs a snapshot needs, resolved here, once per class, not at the barrier
+            if (runtime != null && !keyCodecs.containsKey(keyClass))
+            {
+                keyCodecs.put(keyClass, codecOf(runtime.operatorStateStore(), keyClass, runtime));
+            }
+            lastKeyClass = keyClass;
+        }
         final Timer timer = new Timer();
         timer.time = time;
         timer.key = key;
         timer.keyGroup = keyGroup;
         timer.sequence = sequence++;
         queue.index.put(timer, timer);
-        queue.ordered.add(timer);
+        queue.add(timer);
     }
 
     /**
@@ -191,20 +316,20 @@ public final class KeyedTimers
         probe.key = null;
         if (timer != null)
         {
-            queue.ordered.remove(timer);
+            queue.remove(timer);
         }
     }
 
     /** @return whether an event-time timer at or below the input watermark is waiting to fire. */
     public boolean eventTimersDue()
     {
-        return !eventTime.ordered.isEmpty() && eventTime.ordered.first().time <= inputWatermark;
+        return !eventTime.isEmpty() && eventTime.peek().time <= inputWatermark;
     }
 
     /** @return the earliest processing-time timer's time, or {@link Long#MAX_VALUE}. */
     public long nextProcessingTime()
     {
-        return processingTime.ordered.isEmpty() ? Long.MAX_VALUE : processingTime.ordered.first().time;
+        return processingTime.isEmpty() ? Long.MAX_VALUE : processingTime.peek().time;
     }
 
     /**
@@ -235,9 +360,9 @@ public final class KeyedTimers
     private int fire(final Queue queue, final boolean eventTime, final long upTo, final int budget) throws Exception
     {
         int fired = 0;
-        while (fired < budget && !queue.ordered.isEmpty() && queue.ordered.first().time <= upTo)
+        while (fired < budget && !queue.isEmpty() && queue.peek().time <= upTo)
         {
-            final Timer timer = queue.ordered.pollFirst();
+            final Timer timer = queue.poll();
             queue.index.remove(timer);
             fired++;
             target.onTimer(timer, eventTime);
@@ -253,7 +378,7 @@ public final class KeyedTimers
     {
         if (eventTimersDue())
         {
-            return eventTime.ordered.first().time - 1;
+            return eventTime.peek().time - 1;
         }
         return inputWatermark;
     }
@@ -261,91 +386,101 @@ public final class KeyedTimers
     /** @return how many timers are registered, both domains. */
     public int size()
     {
-        return eventTime.ordered.size() + processingTime.ordered.size();
+        return eventTime.size + processingTime.size;
     }
 
     /**
-     * Declares the checkpointed state and takes back the timers of this subtask's key groups from a restore. Called
-     * from the operator's {@code initializeState}.
+     * Takes back the timers of this subtask's key groups from a restore, then declares the checkpointed state (encoded
+     * off the task thread, see the class comment). Called from the operator's {@code initializeState}, before any
+     * timer is registered.
      *
      * @param runtime the operator.
      */
     public void initializeState(final OperatorRuntime runtime)
     {
+        this.runtime = runtime;
         final OperatorStateStore store = runtime.operatorStateStore();
-        state = store.getUnionListState(STATE_NAME, byte[].class);
-        if (!store.isRestored())
+        final OperatorListState<byte[]> restored = store.getUnionListState(STATE_NAME, byte[].class);
+        if (store.isRestored())
         {
-            return;
-        }
-        final KeyGroupRange mine = KeyGroups.rangeOf(runtime.subtaskIndex(), runtime.maxParallelism(),
-            runtime.parallelism());
-        final ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        for (final byte[] blob : state.get())
-        {
-            decode(blob, runtime, store, mine, loader);
-        }
-        state.clear();
-    }
-
-    /**
-     * Writes every timer into the checkpointed state; called at each barrier, before the operator state is captured.
-     *
-     * @param runtime the operator.
-     */
-    public void snapshot(final OperatorRuntime runtime)
-    {
-        if (size() == 0)
-        {
-            state.clear();
-            return;
-        }
-        final OperatorStateStore store = runtime.operatorStateStore();
-        final CodecBuffer out = CodecBuffer.growable(64 + size() * 32);
-        final List<Class<?>> classes = new ArrayList<>();
-        final Map<Class<?>, Integer> classIndex = new HashMap<>();
-        for (final Queue queue : new Queue[] {eventTime, processingTime})
-        {
-            for (final Timer timer : queue.ordered)
+            final KeyGroupRange mine = KeyGroups.rangeOf(runtime.subtaskIndex(), runtime.maxParallelism(),
+                runtime.parallelism());
+            final ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            for (final byte[] blob : restored.get())
             {
-                classIndex.computeIfAbsent(timer.key.getClass(), type ->
-                {
-                    classes.add(type);
-                    return classes.size() - 1;
-                });
+                decode(blob, runtime, store, mine, loader);
             }
         }
+        store.deferredUnionList(STATE_NAME, this);
+    }
+
+    /** Task thread, at the barrier: two array copies of references, and the (few) key codecs. */
+    @Override
+    public OperatorStateStore.DeferredState.Encoding capture()
+    {
+        final Timer[] events = java.util.Arrays.copyOf(eventTime.heap, eventTime.size);
+        final Timer[] processing = java.util.Arrays.copyOf(processingTime.heap, processingTime.size);
+        final List<Map.Entry<Class<?>, Codec<Object>>> codecs = new ArrayList<>(keyCodecs.entrySet());
+        return new OperatorStateStore.DeferredState.Encoding()
+        {
+            @Override
+            public long estimatedBytes()
+            {
+                return (events.length + processing.length) * (TIMER_HEADER + 12L);
+            }
+
+            @Override
+            public List<byte[]> encode()
+            {
+                return events.length + processing.length == 0 ? List.of() :
+                    List.of(KeyedTimers.encode(events, processing, codecs));
+            }
+        };
+    }
+
+    /** The blob of the class comment; any thread (the timers and codecs given never change). */
+    private static byte[] encode(final Timer[] events, final Timer[] processing,
+        final List<Map.Entry<Class<?>, Codec<Object>>> codecs)
+    {
+        final CodecBuffer out = CodecBuffer.growable(64 + (events.length + processing.length) * 32);
+        final Map<Class<?>, Integer> classIndex = new java.util.IdentityHashMap<>();
         int at = 0;
         out.putInt(at, MAGIC);
         out.putInt(at + 4, VERSION);
-        out.putInt(at + 8, classes.size());
+        out.putInt(at + 8, codecs.size());
         at += 12;
-        final List<Codec<Object>> codecs = new ArrayList<>();
-        for (final Class<?> type : classes)
+        for (final Map.Entry<Class<?>, Codec<Object>> codec : codecs)
         {
-            final byte[] name = type.getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            classIndex.put(codec.getKey(), classIndex.size());
+            final byte[] name = codec.getKey().getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
             out.putInt(at, name.length);
             out.putBytes(at + 4, name, 0, name.length);
             at += 4 + name.length;
-            codecs.add(codecOf(store, type, runtime));
         }
-        out.putInt(at, size());
+        out.putInt(at, events.length + processing.length);
         at += 4;
-        for (final Queue queue : new Queue[] {eventTime, processingTime})
+        Class<?> lastClass = null;
+        int lastType = -1;
+        for (int domain = 0; domain < 2; domain++)
         {
-            for (final Timer timer : queue.ordered)
+            for (final Timer timer : domain == 0 ? events : processing)
             {
-                final int type = classIndex.get(timer.key.getClass());
-                out.putByte(at, (byte)(queue == eventTime ? 0 : 1));
-                out.putInt(at + 1, type);
+                final Class<?> keyClass = timer.key.getClass();
+                if (keyClass != lastClass)
+                {
+                    lastClass = keyClass;
+                    lastType = classIndex.get(keyClass);
+                }
+                out.putByte(at, (byte)domain);
+                out.putInt(at + 1, lastType);
                 out.putInt(at + 5, timer.keyGroup);
                 out.putLong(at + 9, timer.time);
-                final int length = codecs.get(type).encode(timer.key, out, at + TIMER_HEADER);
+                final int length = codecs.get(lastType).getValue().encode(timer.key, out, at + TIMER_HEADER);
                 out.putInt(at + 17, length);
                 at += TIMER_HEADER + length;
             }
         }
-        state.update(List.of(out.toByteArray(0, at)));
+        return out.toByteArray(0, at);
     }
 
     @SuppressWarnings("unchecked")

@@ -802,7 +802,6 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     {
         // the snapshot that follows must see every window's value
         writeBackCache(false);
-        timers.snapshot(runtime);
         snapshotListener(checkpointId);
     }
 

@@ -41,6 +41,44 @@ public final class OperatorStateStore implements StateInitializationContext
     /** Restored elements by state name, still encoded; decoded when the state is declared. */
     private final Map<String, RestoredList> restored = new LinkedHashMap<>();
     private boolean isRestored;
+    /** Union lists of byte[] encoded by the flusher, not at the barrier (see {@link DeferredState}). */
+    private final Map<String, DeferredState> deferred = new LinkedHashMap<>();
+
+    /**
+     * An engine-owned state (timers) whose encoding is too large for the barrier: at the barrier it only captures what
+     * it needs ({@link #capture}, on the task thread, cheap); the flusher encodes that later ({@link Encoding#encode}),
+     * while the task goes on. What it captured must not change afterwards.
+     */
+    public interface DeferredState
+    {
+        /** @return what the flusher will encode; task thread, at the barrier. */
+        Encoding capture();
+
+        /** A captured state, encoded off the task thread. */
+        interface Encoding
+        {
+            /** @return about how many bytes it will encode to. */
+            long estimatedBytes();
+
+            /** @return the union list's elements; any thread, once. */
+            List<byte[]> encode();
+        }
+    }
+
+    /**
+     * Declares a union list of {@code byte[]} that {@code state} provides at each barrier (replacing a state of that
+     * name declared before: read what was restored first, with {@link #getUnionListState}). Restores like any union
+     * list.
+     *
+     * @param name  the state's name.
+     * @param state captures and encodes it.
+     */
+    public void deferredUnionList(final String name, final DeferredState state)
+    {
+        states.remove(name);
+        restored.remove(name);
+        deferred.put(name, state);
+    }
 
     public OperatorStateStore(final CodecRegistry codecs)
     {
@@ -114,7 +152,7 @@ public final class OperatorStateStore implements StateInitializationContext
     /** @return whether a snapshot would hold anything. */
     boolean isEmpty()
     {
-        return states.isEmpty() && restored.isEmpty();
+        return states.isEmpty() && restored.isEmpty() && deferred.isEmpty();
     }
 
     /**
@@ -124,13 +162,90 @@ public final class OperatorStateStore implements StateInitializationContext
      */
     public byte[] snapshot()
     {
+        return capture().toBytes();
+    }
+
+    /**
+     * The synchronous part of a snapshot: every declared state encoded, every deferred state captured. Task thread, at
+     * the barrier; {@link Captured#toBytes} finishes it on any thread.
+     *
+     * @return the captured snapshot.
+     */
+    public Captured capture()
+    {
+        final List<Map.Entry<String, DeferredState.Encoding>> encodings = new ArrayList<>();
+        for (final Map.Entry<String, DeferredState> entry : deferred.entrySet())
+        {
+            encodings.add(Map.entry(entry.getKey(), entry.getValue().capture()));
+        }
+        return new Captured(encodeDeclared(), states.size() + restored.size(), encodings,
+            codecs.codecFor(byte[].class));
+    }
+
+    /** A snapshot taken at a barrier, its deferred parts not encoded yet. */
+    public static final class Captured
+    {
+        private final byte[] declared;
+        private final int declaredCount;
+        private final List<Map.Entry<String, DeferredState.Encoding>> encodings;
+        private final Codec<byte[]> bytesCodec;
+
+        Captured(final byte[] declared, final int declaredCount,
+            final List<Map.Entry<String, DeferredState.Encoding>> encodings, final Codec<byte[]> bytesCodec)
+        {
+            this.declared = declared;
+            this.declaredCount = declaredCount;
+            this.encodings = encodings;
+            this.bytesCodec = bytesCodec;
+        }
+
+        /** @return about how many bytes {@link #toBytes} returns. */
+        public long estimatedBytes()
+        {
+            long bytes = declared.length + 12;
+            for (final Map.Entry<String, DeferredState.Encoding> entry : encodings)
+            {
+                bytes += entry.getValue().estimatedBytes();
+            }
+            return bytes;
+        }
+
+        /** @return the encoded snapshot, in the format {@link #restore} reads; runs the deferred encodings. */
+        public byte[] toBytes()
+        {
+            try
+            {
+                final ByteArrayOutputStream bytes = new ByteArrayOutputStream((int)Math.min(Integer.MAX_VALUE - 16,
+                    estimatedBytes() + 64));
+                final DataOutputStream out = new DataOutputStream(bytes);
+                out.writeInt(MAGIC);
+                out.writeInt(VERSION);
+                out.writeInt(declaredCount + encodings.size());
+                out.write(declared);
+                final CodecBuffer buffer = CodecBuffer.growable(128);
+                for (final Map.Entry<String, DeferredState.Encoding> entry : encodings)
+                {
+                    final ListStateImpl<byte[]> list = new ListStateImpl<>(byte[].class, bytesCodec, true);
+                    list.elements.addAll(entry.getValue().encode());
+                    list.writeTo(entry.getKey(), out, buffer);
+                }
+                out.flush();
+                return bytes.toByteArray();
+            }
+            catch (final IOException impossible)
+            {
+                throw new IllegalStateException("writing to memory failed", impossible);
+            }
+        }
+    }
+
+    /** @return the declared and restored states, encoded one after the other (no header). */
+    private byte[] encodeDeclared()
+    {
         try
         {
             final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             final DataOutputStream out = new DataOutputStream(bytes);
-            out.writeInt(MAGIC);
-            out.writeInt(VERSION);
-            out.writeInt(states.size() + restored.size());
             final CodecBuffer buffer = CodecBuffer.growable(128);
             for (final Map.Entry<String, ListStateImpl<?>> entry : states.entrySet())
             {

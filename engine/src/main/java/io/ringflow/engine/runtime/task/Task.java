@@ -538,7 +538,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
                 final OperatorStateStore operatorState = runtimes[i].operatorStateStore();
                 if (operatorState != null && !operatorState.isEmpty())
                 {
-                    taken.operatorState(i, operatorState.snapshot());
+                    taken.operatorState(i, operatorState.capture());
                 }
             }
             catch (final Throwable ex)

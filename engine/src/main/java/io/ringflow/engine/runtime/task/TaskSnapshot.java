@@ -28,7 +28,7 @@ public final class TaskSnapshot
      * else it goes to the shared area, and this is the chain it extends (empty for a full snapshot that starts one).
      */
     private final List<StateHandle>[] keyedChains;
-    private final byte[][] operatorState;
+    private final OperatorStateStore.Captured[] operatorState;
     private byte[] channelState;
     private long inFlightRecords;
     private long keyedEntries;
@@ -41,7 +41,7 @@ public final class TaskSnapshot
         @SuppressWarnings("unchecked")
         final List<StateHandle>[] chains = new List[chainLength];
         this.keyedChains = chains;
-        this.operatorState = new byte[chainLength][];
+        this.operatorState = new OperatorStateStore.Captured[chainLength];
     }
 
     /**
@@ -66,16 +66,16 @@ public final class TaskSnapshot
     boolean isSmall()
     {
         long bytes = channelState == null ? 0 : channelState.length;
-        for (final byte[] state : operatorState)
+        for (final OperatorStateStore.Captured state : operatorState)
         {
-            bytes += state == null ? 0 : state.length;
+            bytes += state == null ? 0 : state.estimatedBytes();
         }
         return keyedEntries <= 4_096 && bytes <= 256 * 1024;
     }
 
-    void operatorState(final int operator, final byte[] bytes)
+    void operatorState(final int operator, final OperatorStateStore.Captured captured)
     {
-        operatorState[operator] = bytes;
+        operatorState[operator] = captured;
     }
 
     /**
@@ -152,7 +152,7 @@ public final class TaskSnapshot
                 }
             }
             final StateHandle operatorHandle = operatorState[i] == null ? null :
-                writeBytes(storage, fileName(operator, "operator"), operatorState[i]);
+                writeBytes(storage, fileName(operator, "operator"), operatorState[i].toBytes());
             final StateHandle channelHandle = i == 0 && channelState != null ?
                 writeBytes(storage, fileName(operator, "channels"), channelState) : null;
             final SubtaskState state = new SubtaskState(keyedHandle, increments, operatorHandle, channelHandle);

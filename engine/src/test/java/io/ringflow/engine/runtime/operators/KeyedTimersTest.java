@@ -42,7 +42,6 @@ class KeyedTimersTest
             timers.register(eventTime, time, key, keyGroup);
             original.add(eventTime + " " + time + " " + key + " " + keyGroup);
         }
-        timers.snapshot(runtime(store, 0, 1));
         final byte[] snapshot = store.snapshot();
 
         // restored at parallelism 3: every timer comes back once, at exactly its time, in the subtask of its key group
@@ -100,7 +99,6 @@ class KeyedTimersTest
         final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> { });
         timers.initializeState(runtime(store, 0, 1));
         timers.register(true, 42, 7L, KeyGroups.keyGroupOf(7L, MAX_PARALLELISM));
-        timers.snapshot(runtime(store, 0, 1));
         final List<byte[]> blobs = new ArrayList<>();
         final OperatorStateStore probe = new OperatorStateStore(codecs);
         probe.restore(List.of(Map.entry("op-0", store.snapshot())), 0, 1);
