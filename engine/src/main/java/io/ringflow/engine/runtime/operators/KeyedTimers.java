@@ -69,8 +69,6 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
         Object key;
         int keyGroup;
         long sequence;
-        /** Its position in its heap; -1 once removed. */
-        int index = -1;
 
         /** @return the timer's time. */
         public long time()
@@ -120,122 +118,130 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
     }
 
     /**
-     * The timers of one domain: a binary min-heap by time, then registration order, in an array (each timer knows its
-     * position, so one can be removed in O(log n)), and an index by key and time for duplicates and deletion.
+     * The timers of one domain: a 4-ary min-heap by time, then registration order, kept in primitive arrays (so sifting
+     * compares without touching the timers), plus an index by key and time for duplicates and deletion. A deleted
+     * timer stays in the heap, remembered in {@code deleted}, and is dropped when it reaches the top: deletion is
+     * rare, and no timer is ever changed once registered (a snapshot may be reading it on another thread).
      */
     private static final class Queue
     {
+        long[] times = new long[64];
+        long[] sequences = new long[64];
         Timer[] heap = new Timer[64];
         int size;
         final Map<Timer, Timer> index = new HashMap<>();
+        final java.util.Set<Timer> deleted = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         final Timer probe = new Timer();
+
+        /** @return the earliest live timer, or null; drops deleted ones from the top. */
+        Timer peek()
+        {
+            while (size > 0 && !deleted.isEmpty() && deleted.remove(heap[0]))
+            {
+                removeTop();
+            }
+            return size == 0 ? null : heap[0];
+        }
 
         boolean isEmpty()
         {
-            return size == 0;
+            return peek() == null;
         }
 
-        Timer peek()
+        Timer poll()
         {
-            return heap[0];
+            final Timer first = peek();
+            removeTop();
+            return first;
         }
 
         void add(final Timer timer)
         {
             if (size == heap.length)
             {
-                heap = java.util.Arrays.copyOf(heap, size * 2);
+                final int capacity = size * 2;
+                heap = java.util.Arrays.copyOf(heap, capacity);
+                times = java.util.Arrays.copyOf(times, capacity);
+                sequences = java.util.Arrays.copyOf(sequences, capacity);
             }
-            heap[size] = timer;
-            timer.index = size;
-            size++;
-            siftUp(timer.index);
-        }
-
-        Timer poll()
-        {
-            final Timer first = heap[0];
-            removeAt(0);
-            return first;
-        }
-
-        void remove(final Timer timer)
-        {
-            if (timer.index >= 0)
-            {
-                removeAt(timer.index);
-            }
-        }
-
-        private void removeAt(final int at)
-        {
-            final Timer removed = heap[at];
-            removed.index = -1;
-            size--;
-            if (at == size)
-            {
-                heap[size] = null;
-                return;
-            }
-            final Timer last = heap[size];
-            heap[size] = null;
-            heap[at] = last;
-            last.index = at;
-            siftDown(at);
-            if (heap[at] == last)
-            {
-                siftUp(at);
-            }
-        }
-
-        private static boolean before(final Timer a, final Timer b)
-        {
-            return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
-        }
-
-        private void siftUp(final int from)
-        {
-            int at = from;
-            final Timer timer = heap[at];
+            final long time = timer.time;
+            final long sequence = timer.sequence;
+            int at = size++;
             while (at > 0)
             {
-                final int parent = (at - 1) >>> 1;
-                final Timer above = heap[parent];
-                if (!before(timer, above))
+                final int parent = (at - 1) >>> 2;
+                if (!before(time, sequence, times[parent], sequences[parent]))
                 {
                     break;
                 }
-                heap[at] = above;
-                above.index = at;
+                move(parent, at);
                 at = parent;
             }
-            heap[at] = timer;
-            timer.index = at;
+            place(at, timer, time, sequence);
         }
 
-        private void siftDown(final int from)
+        /** @param timer a live timer to forget; it leaves the heap when it reaches the top. */
+        void remove(final Timer timer)
         {
-            int at = from;
-            final Timer timer = heap[at];
-            final int half = size >>> 1;
-            while (at < half)
+            deleted.add(timer);
+        }
+
+        private void removeTop()
+        {
+            size--;
+            final Timer last = heap[size];
+            final long time = times[size];
+            final long sequence = sequences[size];
+            heap[size] = null;
+            if (size == 0)
             {
-                int child = 2 * at + 1;
-                final int right = child + 1;
-                if (right < size && before(heap[right], heap[child]))
-                {
-                    child = right;
-                }
-                if (!before(heap[child], timer))
+                return;
+            }
+            int at = 0;
+            while (true)
+            {
+                final int first = 4 * at + 1;
+                if (first >= size)
                 {
                     break;
                 }
-                heap[at] = heap[child];
-                heap[at].index = at;
-                at = child;
+                int best = first;
+                final int end = Math.min(first + 4, size);
+                for (int child = first + 1; child < end; child++)
+                {
+                    if (before(times[child], sequences[child], times[best], sequences[best]))
+                    {
+                        best = child;
+                    }
+                }
+                if (!before(times[best], sequences[best], time, sequence))
+                {
+                    break;
+                }
+                move(best, at);
+                at = best;
             }
+            place(at, last, time, sequence);
+        }
+
+        private void move(final int from, final int to)
+        {
+            heap[to] = heap[from];
+            times[to] = times[from];
+            sequences[to] = sequences[from];
+        }
+
+        private void place(final int at, final Timer timer, final long time, final long sequence)
+        {
             heap[at] = timer;
-            timer.index = at;
+            times[at] = time;
+            sequences[at] = sequence;
+        }
+
+        private static boolean before(final long time, final long sequence, final long otherTime,
+            final long otherSequence)
+        {
+            return time != otherTime ? time < otherTime : sequence < otherSequence;
         }
     }
 
@@ -386,7 +392,7 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
     /** @return how many timers are registered, both domains. */
     public int size()
     {
-        return eventTime.size + processingTime.size;
+        return eventTime.index.size() + processingTime.index.size();
     }
 
     /**
@@ -420,6 +426,9 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
     {
         final Timer[] events = java.util.Arrays.copyOf(eventTime.heap, eventTime.size);
         final Timer[] processing = java.util.Arrays.copyOf(processingTime.heap, processingTime.size);
+        // deleted timers still in the heaps are left out; the sets are small (deletion is rare)
+        final java.util.Set<Timer> deleted = eventTime.deleted.isEmpty() && processingTime.deleted.isEmpty() ?
+            java.util.Set.of() : copyDeleted();
         final List<Map.Entry<Class<?>, Codec<Object>>> codecs = new ArrayList<>(keyCodecs.entrySet());
         return new OperatorStateStore.DeferredState.Encoding()
         {
@@ -433,13 +442,21 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
             public List<byte[]> encode()
             {
                 return events.length + processing.length == 0 ? List.of() :
-                    List.of(KeyedTimers.encode(events, processing, codecs));
+                    List.of(KeyedTimers.encode(events, processing, deleted, codecs));
             }
         };
     }
 
     /** The blob of the class comment; any thread (the timers and codecs given never change). */
-    private static byte[] encode(final Timer[] events, final Timer[] processing,
+    private java.util.Set<Timer> copyDeleted()
+    {
+        final java.util.Set<Timer> copy = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        copy.addAll(eventTime.deleted);
+        copy.addAll(processingTime.deleted);
+        return copy;
+    }
+
+    private static byte[] encode(final Timer[] events, final Timer[] processing, final java.util.Set<Timer> deleted,
         final List<Map.Entry<Class<?>, Codec<Object>>> codecs)
     {
         final CodecBuffer out = CodecBuffer.growable(64 + (events.length + processing.length) * 32);
@@ -457,7 +474,8 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
             out.putBytes(at + 4, name, 0, name.length);
             at += 4 + name.length;
         }
-        out.putInt(at, events.length + processing.length);
+        final int countAt = at;
+        int count = 0;
         at += 4;
         Class<?> lastClass = null;
         int lastType = -1;
@@ -465,6 +483,11 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
         {
             for (final Timer timer : domain == 0 ? events : processing)
             {
+                if (!deleted.isEmpty() && deleted.contains(timer))
+                {
+                    continue;
+                }
+                count++;
                 final Class<?> keyClass = timer.key.getClass();
                 if (keyClass != lastClass)
                 {
@@ -480,6 +503,7 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
                 at += TIMER_HEADER + length;
             }
         }
+        out.putInt(countAt, count);
         return out.toByteArray(0, at);
     }
 
