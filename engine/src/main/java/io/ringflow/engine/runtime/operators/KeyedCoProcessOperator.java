@@ -34,7 +34,6 @@ public final class KeyedCoProcessOperator extends StreamOperator
     private int currentKeyGroup;
     /** The domain of the timer being fired, or null while a record is processed. */
     private TimeDomain firing;
-    private long forwardedWatermark = Long.MIN_VALUE;
     /** The last watermark received, for a function without timers. */
     private long lastWatermark = Long.MIN_VALUE;
 
@@ -166,9 +165,7 @@ public final class KeyedCoProcessOperator extends StreamOperator
             output.emitWatermark(watermark);
             return;
         }
-        timers.advanceWatermark(watermark);
-        timers.fireEventTime(runtime.time().firingBatch());
-        forwardWatermark();
+        timers.onWatermark(watermark, runtime.time().firingBatch(), output);
     }
 
     @Override
@@ -192,24 +189,7 @@ public final class KeyedCoProcessOperator extends StreamOperator
     @Override
     public int fireTimers(final long now, final int budget) throws Exception
     {
-        int fired = timers.fireProcessingTime(now, budget);
-        if (fired < budget)
-        {
-            fired += timers.fireEventTime(budget - fired);
-        }
-        forwardWatermark();
-        return fired;
-    }
-
-    /** Forwards the watermark as far as every timer at or below it has fired. */
-    private void forwardWatermark()
-    {
-        final long forwardable = timers.forwardableWatermark();
-        if (forwardable > forwardedWatermark)
-        {
-            forwardedWatermark = forwardable;
-            output.emitWatermark(forwardable);
-        }
+        return timers.fireDue(now, budget, output);
     }
 
     @Override

@@ -106,6 +106,8 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
     private final Target target;
     private long sequence;
     private long inputWatermark = Long.MIN_VALUE;
+    /** The last watermark the operator forwarded. */
+    private long forwardedWatermark = Long.MIN_VALUE;
     private OperatorRuntime runtime;
     /** The codec of each key class registered so far, for snapshots. */
     private final Map<Class<?>, Codec<Object>> keyCodecs = new java.util.LinkedHashMap<>();
@@ -387,6 +389,55 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
             return eventTime.peek().time - 1;
         }
         return inputWatermark;
+    }
+
+    /**
+     * The operator's input watermark advanced: fires at most {@code budget} of the event-time timers it made due
+     * (the rest on later cycles, {@link #fireDue}) and forwards the watermark as far as they fired.
+     *
+     * @param watermark the new input watermark.
+     * @param budget    the most timers to fire now.
+     * @param output    where the operator's watermark goes.
+     * @throws Exception from the target.
+     */
+    public void onWatermark(final long watermark, final int budget,
+        final io.ringflow.engine.runtime.task.Output output) throws Exception
+    {
+        advanceWatermark(watermark);
+        fireEventTime(budget);
+        forwardProgress(output);
+    }
+
+    /**
+     * One cycle's firing: processing-time timers due at {@code now}, then what is left of an event-time pass, at
+     * most {@code budget} in all; then the watermark is forwarded as far as the pass has gone.
+     *
+     * @param now    processing time.
+     * @param budget the most timers to fire.
+     * @param output where the operator's watermark goes.
+     * @return how many fired.
+     * @throws Exception from the target.
+     */
+    public int fireDue(final long now, final int budget, final io.ringflow.engine.runtime.task.Output output)
+        throws Exception
+    {
+        int fired = fireProcessingTime(now, budget);
+        if (fired < budget)
+        {
+            fired += fireEventTime(budget - fired);
+        }
+        forwardProgress(output);
+        return fired;
+    }
+
+    private void forwardProgress(final io.ringflow.engine.runtime.task.Output output)
+    {
+        final long forwardable = forwardableWatermark();
+        if (forwardable > forwardedWatermark)
+        {
+            forwardedWatermark = forwardable;
+            output.emitWatermark(forwardable);
+        }
     }
 
     /** @return how many timers are registered, both domains. */

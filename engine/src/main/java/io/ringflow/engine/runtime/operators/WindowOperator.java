@@ -114,7 +114,6 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     private RecordTimestamp timestamps;
     private Output lateOutput;
     private int currentKeyGroup;
-    private long forwardedWatermark = Long.MIN_VALUE;
     private long lateRecordsDropped;
     private final List<TimeWindow> scratch = new ArrayList<>();
     /**
@@ -654,13 +653,16 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     @Override
     public void processWatermark(final long watermark) throws Exception
     {
-        timers.advanceWatermark(watermark);
-        if (timers.eventTimersDue())
+        if (cached && watermark > timers.inputWatermark())
         {
-            beforeFiring();
+            // firing reads keyed state: write the cache back first if this watermark makes a timer due
+            timers.advanceWatermark(watermark);
+            if (timers.eventTimersDue())
+            {
+                beforeFiring();
+            }
         }
-        timers.fireEventTime(runtime.time().firingBatch());
-        forwardWatermark();
+        timers.onWatermark(watermark, runtime.time().firingBatch(), output);
     }
 
     @Override
@@ -685,23 +687,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     public int fireTimers(final long now, final int budget) throws Exception
     {
         beforeFiring();
-        int fired = timers.fireProcessingTime(now, budget);
-        if (fired < budget)
-        {
-            fired += timers.fireEventTime(budget - fired);
-        }
-        forwardWatermark();
-        return fired;
-    }
-
-    private void forwardWatermark()
-    {
-        final long forwardable = timers.forwardableWatermark();
-        if (forwardable > forwardedWatermark)
-        {
-            forwardedWatermark = forwardable;
-            output.emitWatermark(forwardable);
-        }
+        return timers.fireDue(now, budget, output);
     }
 
     @Override
