@@ -66,7 +66,7 @@ import java.util.concurrent.atomic.LongAdder;
 @State(Scope.Benchmark)
 public class EventTimeBenchmark
 {
-    /** Records per invocation. */
+    /** Records per invocation unless overridden (with {@code -p records=N -opi N}). */
     public static final int RECORDS = 10_000_000;
     /** Event time between two views, in thousandths of a millisecond. */
     static final long MICROS_PER_VIEW = 60;
@@ -94,13 +94,17 @@ public class EventTimeBenchmark
     @Param({"0", "100"})
     public long checkpointIntervalMs;
 
+    /** Records per invocation; change only together with JMH's {@code -opi}. */
+    @Param({"" + RECORDS})
+    public long records;
+
     private JobConfig config;
 
     /** @param params injected by JMH. */
     @Setup(Level.Trial)
     public void setUp(final BenchmarkParams params)
     {
-        BenchSupport.checkOperationsPerInvocation(params, RECORDS);
+        BenchSupport.checkOperationsPerInvocation(params, records);
         final JobConfig.Builder builder = JobConfig.builder()
             // a window's state is a map per key (its open windows): about 50 bytes per key, not the default 16
             .stateBackend(stateBackend.create(ChronicleStateConfig.defaults()
@@ -140,7 +144,7 @@ public class EventTimeBenchmark
     public long eventTimeJob() throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(config);
-        final GeneratorSource<PageView> source = GeneratorSource.bounded(RECORDS, PageView.class, generator(keys));
+        final GeneratorSource<PageView> source = GeneratorSource.bounded(records, PageView.class, generator(keys));
         DataStream<PageView> views = env.fromSource(checkpointIntervalMs > 0 ?
             new EndAfterCheckpointSource<>(source, 1) : source, "views").returns(PageView.class);
         if (job != Job.PLAIN_COUNT)
@@ -158,16 +162,16 @@ public class EventTimeBenchmark
                 .name("window-count")
                 .sinkTo(sink).name("sink");
             runChecked(env);
-            sink.verify(RECORDS, expectedWindows(RECORDS, keys));
+            sink.verify(records, expectedWindows(records, keys));
         }
         else
         {
             final AppCountCheckingSink sink = new AppCountCheckingSink(keys);
             views.keyBy(PageView::appId).process(CountPerApp::new).name("count").sinkTo(sink).name("sink");
             runChecked(env);
-            sink.verify(RECORDS);
+            sink.verify(records);
         }
-        return RECORDS;
+        return records;
     }
 
     private void runChecked(final JobEnvironment env) throws Exception

@@ -57,6 +57,12 @@ public interface JobMXBean
     String[] getRingBacklogs();
 
     /**
+     * @return records that came too late for every one of their windows and had no late-data side output to go to,
+     *     dropped and counted here, over every attempt of the job.
+     */
+    long getLateRecordsDropped();
+
+    /**
      * @return per ring of the running attempt, {@code channel: published P, consumed C}: the slots (records, and the
      *     few barriers and end-of-input markers) each side has moved since the attempt started; empty while no
      *     attempt runs. Read from the rings' sequences, so counting costs the record path nothing.

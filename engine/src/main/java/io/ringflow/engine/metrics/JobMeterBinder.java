@@ -26,6 +26,7 @@ import io.ringflow.engine.api.JobStatus;
  *   <tr><td>{@code ringflow.checkpoint.last.state}</td><td>gauge, bytes</td><td>state it wrote</td></tr>
  *   <tr><td>{@code ringflow.checkpoint.last.inflight}</td><td>gauge, bytes</td><td>in-flight records stored</td></tr>
  *   <tr><td>{@code ringflow.checkpoint.last.alignment}</td><td>gauge, ms</td><td>its longest alignment</td></tr>
+ *   <tr><td>{@code ringflow.window.late.dropped}</td><td>counter</td><td>records too late for every window, no side output</td></tr>
  *   <tr><td>{@code ringflow.ring.fill.max}</td><td>gauge, 0..1</td><td>the fullest ring: back-pressure</td></tr>
  * </table>
  */
@@ -60,6 +61,8 @@ public final class JobMeterBinder implements MeterBinder
             .baseUnit("bytes").description("in-flight records stored (unaligned)").register(registry);
         Gauge.builder("ringflow.checkpoint.last.alignment", job, JobMXBean::getLastCheckpointMaxAlignmentMillis)
             .tags(tags).baseUnit("milliseconds").description("longest alignment at any task").register(registry);
+        FunctionCounter.builder("ringflow.window.late.dropped", job, JobMXBean::getLateRecordsDropped).tags(tags)
+            .description("records too late for every window, with no late-data side output").register(registry);
         Gauge.builder("ringflow.ring.fill.max", job, JobMXBean::getMaxRingFill).tags(tags)
             .description("fill of the fullest ring, 0 to 1: back-pressure").register(registry);
     }

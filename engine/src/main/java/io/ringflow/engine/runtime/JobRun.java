@@ -72,6 +72,12 @@ public final class JobRun implements JobHandle
     /** The id of this run's first checkpoint: storage folders below it belong to earlier runs. */
     private final long firstCheckpointId;
 
+    /** @return records too late for every window and dropped, over every attempt. */
+    long lateRecordsDropped()
+    {
+        return deployer.lateRecordsDropped();
+    }
+
     JobRun(final String jobName, final StreamGraph graph, final Deployer deployer, final CheckpointStorage storage,
         final RestoreSpec initialRestore, final RestartStrategy strategy, final boolean deleteCheckpointsOnCancel)
     {

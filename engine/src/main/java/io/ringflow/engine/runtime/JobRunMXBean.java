@@ -150,6 +150,12 @@ final class JobRunMXBean implements JobMXBean
     }
 
     @Override
+    public long getLateRecordsDropped()
+    {
+        return handle.lateRecordsDropped();
+    }
+
+    @Override
     public double getMaxRingFill()
     {
         final JobAttempt attempt = runningAttempt();

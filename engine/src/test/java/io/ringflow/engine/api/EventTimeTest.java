@@ -594,4 +594,48 @@ class EventTimeTest
             job.awaitTermination(TestJobs.HANG_GUARD);
         }
     }
+
+    @Test
+    void lateRecordsWithoutASideOutputAreDroppedAndCountedInTheJobsMetrics() throws Exception
+    {
+        // the watermark trails each event by one: (1, 50) comes after the watermark passed its window's end
+        final JobEnvironment env = JobEnvironment.create(JobConfig.defaults());
+        final CollectingSink<Long> sink = new CollectingSink<>();
+        env.fromSource(CollectionSource.of(Event.class, new Event(1, 100), new Event(1, 230), new Event(1, 50),
+                new Event(1, 60), new Event(1, 240)), "events")
+            .assignTimestampsAndWatermarks(WatermarkStrategy.<Event>forGenerator(PerEventWatermarks::new)
+                .withTimestampAssigner((e, previous) -> e.time()))
+            .keyBy(Event::key)
+            .window(io.ringflow.engine.api.windowing.WindowAssigner.tumblingEventTime(Duration.ofMillis(100)))
+            .aggregate(new CountEvents())
+            .sinkTo(sink);
+        try (JobHandle job = env.execute("late-dropped"))
+        {
+            TestJobs.awaitFinished(job);
+            assertThat(job.mxBean().getLateRecordsDropped()).isEqualTo(2);
+        }
+        assertThat(sink.results()).as("[100, 200) and [200, 300)").containsExactlyInAnyOrder(1L, 2L);
+    }
+
+    /** Counts a window's events. */
+    public static final class CountEvents implements io.ringflow.state.keyed.AggregateFunction<Event, Long, Long>
+    {
+        @Override
+        public Long createAccumulator()
+        {
+            return 0L;
+        }
+
+        @Override
+        public Long add(final Event value, final Long accumulator)
+        {
+            return accumulator + 1;
+        }
+
+        @Override
+        public Long getResult(final Long accumulator)
+        {
+            return accumulator;
+        }
+    }
 }

@@ -55,6 +55,9 @@ import java.util.Map;
  */
 public final class Deployer
 {
+    /** Records too late for every window, dropped without a side output: over all attempts (see TaskTime). */
+    private final java.util.concurrent.atomic.LongAdder lateRecordsDropped = new java.util.concurrent.atomic.LongAdder();
+
     private static final System.Logger LOG = System.getLogger(Deployer.class.getName());
 
     private final String jobName;
@@ -235,6 +238,12 @@ public final class Deployer
         }
     }
 
+    /** @return how many records were too late for every window and dropped, in every attempt of the job. */
+    public long lateRecordsDropped()
+    {
+        return lateRecordsDropped.sum();
+    }
+
     private Task buildTask(
         final JobAttempt execution,
         final StreamNode head,
@@ -251,7 +260,7 @@ public final class Deployer
         // next operator's (Specializer); members are in topological order
         final Map<StreamNode, StreamOperator> operators = new IdentityHashMap<>();
         final TaskTime time = new TaskTime(config.clock(), config.timerFiringBatch(),
-            config.autoWatermarkIntervalMillis());
+            config.autoWatermarkIntervalMillis(), lateRecordsDropped);
         final StreamOperator[] chain = new StreamOperator[members.size()];
         final List<List<ChannelWriter>> writersPerMember = new ArrayList<>();
         for (int i = members.size() - 1; i >= 0; i--)

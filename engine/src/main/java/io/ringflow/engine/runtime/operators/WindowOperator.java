@@ -447,6 +447,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
             lateOutput.collect(record);
             return;
         }
+        runtime.time().lateRecordDropped();
         if (lateRecordsDropped++ == 0)
         {
             LOG.log(System.Logger.Level.WARNING, () -> runtime.describe() + " dropped a record too late for every " +

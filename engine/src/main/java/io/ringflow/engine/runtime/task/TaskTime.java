@@ -17,6 +17,8 @@ public final class TaskTime
     private final Clock clock;
     private final int firingBatch;
     private final long autoWatermarkIntervalMillis;
+    /** The job's count of records too late for every window, over all attempts; shared by its tasks. */
+    private final java.util.concurrent.atomic.LongAdder lateRecordsDropped;
 
     /**
      * @param clock                       where processing time comes from.
@@ -25,6 +27,19 @@ public final class TaskTime
      */
     public TaskTime(final Clock clock, final int firingBatch, final long autoWatermarkIntervalMillis)
     {
+        this(clock, firingBatch, autoWatermarkIntervalMillis, new java.util.concurrent.atomic.LongAdder());
+    }
+
+    /**
+     * @param clock                       where processing time comes from.
+     * @param firingBatch                 the most timers an operator fires before its task reads inputs again.
+     * @param autoWatermarkIntervalMillis how often periodic watermark generators emit.
+     * @param lateRecordsDropped          the job's count of late records dropped, shared by its tasks.
+     */
+    public TaskTime(final Clock clock, final int firingBatch, final long autoWatermarkIntervalMillis,
+        final java.util.concurrent.atomic.LongAdder lateRecordsDropped)
+    {
+        this.lateRecordsDropped = lateRecordsDropped;
         this.clock = clock;
         this.firingBatch = firingBatch;
         this.autoWatermarkIntervalMillis = autoWatermarkIntervalMillis;
@@ -34,6 +49,12 @@ public final class TaskTime
     public static TaskTime systemDefault()
     {
         return new TaskTime(Clock.systemUTC(), 1024, 200);
+    }
+
+    /** Counts one record too late for every window that no side output took. Any task thread. */
+    public void lateRecordDropped()
+    {
+        lateRecordsDropped.increment();
     }
 
     /** @return processing time, epoch milliseconds. */
