@@ -242,6 +242,33 @@ class BenchmarksSmokeTest
             .contains("Barrier latency");
     }
 
+    @Test
+    void eventTimeBenchmarkRunsEveryJobAndChecksItsWindows() throws Exception
+    {
+        final int records = 200_000;
+        final ChainedOptionsBuilder options =
+            smokeOptions(EventTimeBenchmark.class, "eventTimeJob", "event-time")
+                .param("keys", "1000").param("stateBackend", "HEAP", "CHRONICLE").param("checkpointIntervalMs", "1")
+                .param("records", String.valueOf(records)).operationsPerInvocation(records);
+        final Collection<RunResult> results = new Runner(options.build()).run();
+
+        // three jobs in two backends: each invocation verified its counts and, windowed, every window
+        assertThat(results).hasSize(6);
+        assertProducedScores(results);
+    }
+
+    @Test
+    void timerBarrierHarnessFiresEveryTimerInEveryMode() throws Exception
+    {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8))
+        {
+            TimerBarrierHarness.run(20_000, 1, out);
+        }
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("| ALIGNED | 1,024 |")
+            .contains("| UNALIGNED |").contains("| ALIGNED_WITH_TIMEOUT |").contains("| AT_LEAST_ONCE |");
+    }
+
     private static Collection<RunResult> run(
         final Class<?> benchmark, final String methodRegex, final boolean overrideRecords, final String logName)
         throws RunnerException
