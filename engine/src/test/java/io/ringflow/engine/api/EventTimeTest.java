@@ -638,4 +638,50 @@ class EventTimeTest
             return accumulator;
         }
     }
+
+    @Test
+    void eventTimeWindowsWithNoWatermarksUpstreamGetAWarningAtExecute() throws Exception
+    {
+        final java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
+            "io.ringflow.engine.runtime.deploy.GraphResolver");
+        final java.util.logging.Handler handler = new java.util.logging.Handler()
+        {
+            @Override
+            public void publish(final java.util.logging.LogRecord record)
+            {
+                if (record.getLevel() == java.util.logging.Level.WARNING)
+                {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush()
+            {
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        logger.addHandler(handler);
+        try
+        {
+            final JobEnvironment env = JobEnvironment.create(JobConfig.defaults());
+            env.fromSource(GeneratorSource.bounded(0, Event.class, (i, t) -> new Event(i, i)), "events")
+                .keyBy(Event::key)
+                .window(io.ringflow.engine.api.windowing.WindowAssigner.tumblingEventTime(Duration.ofMinutes(1)))
+                .aggregate(new CountEvents()).name("never-fires")
+                .sinkTo(new CollectingSink<>());
+            TestJobs.awaitFinished(env.execute("no-watermarks"));
+        }
+        finally
+        {
+            logger.removeHandler(handler);
+        }
+        assertThat(warnings).anySatisfy(w -> assertThat(w).contains("never-fires")
+            .contains("no assignTimestampsAndWatermarks"));
+    }
 }
