@@ -25,7 +25,7 @@ import java.util.Objects;
  * timer at or below it fired, else to just below the earliest timer not yet fired. An interrupted pass therefore keeps
  * its progress downstream (the output watermark follows the last fully fired time) and never freezes it.
  *
- * <p><b>Checkpoints.</b> At each barrier the timers are captured: both queues are binary heaps in arrays, so the
+ * <p><b>Checkpoints.</b> At each barrier the timers are captured: both queues are heaps in arrays, so the
  * capture is two array copies of references (timers never change once registered), about a millisecond per million
  * timers on the task thread; the snapshot flusher then encodes them into the operator's union list state
  * {@value #STATE_NAME} (one blob per subtask, format below) while the task goes on. On restore each subtask keeps the
