@@ -182,10 +182,40 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
             place(at, timer, time, sequence);
         }
 
-        /** @param timer a live timer to forget; it leaves the heap when it reaches the top. */
+        /**
+         * @param timer a live timer to forget; it leaves the heap when it reaches the top, or when deleted timers
+         *              make up half the heap (then the heap is rebuilt without them, so "delete and register again"
+         *              on every record keeps the heap, and what a barrier copies, at the live timers).
+         */
         void remove(final Timer timer)
         {
             deleted.add(timer);
+            if (deleted.size() > 64 && deleted.size() * 2 > size)
+            {
+                compact();
+            }
+        }
+
+        private void compact()
+        {
+            final Timer[] live = new Timer[Math.max(64, size - deleted.size())];
+            int count = 0;
+            for (int i = 0; i < size; i++)
+            {
+                if (!deleted.contains(heap[i]))
+                {
+                    live[count++] = heap[i];
+                }
+            }
+            deleted.clear();
+            heap = new Timer[live.length];
+            times = new long[live.length];
+            sequences = new long[live.length];
+            size = 0;
+            for (int i = 0; i < count; i++)
+            {
+                add(live[i]);
+            }
         }
 
         private void removeTop()
@@ -291,10 +321,10 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
         }
         probe.key = null;
         final Class<?> keyClass = key.getClass();
-        if (keyClass != lastKeyClass)
+        if (keyClass != lastKeyClass && runtime != null)
         {
             // the key codecs a snapshot needs, resolved here, once per class, not at the barrier
-            if (runtime != null && !keyCodecs.containsKey(keyClass))
+            if (!keyCodecs.containsKey(keyClass))
             {
                 keyCodecs.put(keyClass, codecOf(runtime.operatorStateStore(), keyClass, runtime));
             }
@@ -386,7 +416,8 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
     {
         if (eventTimersDue())
         {
-            return eventTime.peek().time - 1;
+            final long earliest = eventTime.peek().time;
+            return earliest == Long.MIN_VALUE ? Long.MIN_VALUE : earliest - 1;
         }
         return inputWatermark;
     }
@@ -510,6 +541,12 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
     private static byte[] encode(final Timer[] events, final Timer[] processing, final java.util.Set<Timer> deleted,
         final List<Map.Entry<Class<?>, Codec<Object>>> codecs)
     {
+        // in firing order (time, then registration), so a restore registers them again in that order and timers of
+        // equal time keep their order; the sort runs here, on the flusher, not at the barrier
+        final java.util.Comparator<Timer> order = (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) :
+            Long.compare(a.sequence, b.sequence);
+        java.util.Arrays.sort(events, order);
+        java.util.Arrays.sort(processing, order);
         final CodecBuffer out = CodecBuffer.growable(64 + (events.length + processing.length) * 32);
         final Map<Class<?>, Integer> classIndex = new java.util.IdentityHashMap<>();
         int at = 0;

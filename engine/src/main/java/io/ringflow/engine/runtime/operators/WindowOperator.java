@@ -654,9 +654,10 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
     @Override
     public void processWatermark(final long watermark) throws Exception
     {
-        if (cached && watermark > timers.inputWatermark())
+        if (cached)
         {
-            // firing reads keyed state: write the cache back first if this watermark makes a timer due
+            // firing reads keyed state: write the cache back first if a timer is due (this watermark's, or one
+            // left from an interrupted pass)
             timers.advanceWatermark(watermark);
             if (timers.eventTimersDue())
             {

@@ -113,9 +113,19 @@ public final class OperatorStateStore implements StateInitializationContext
         return declare(name, type, true);
     }
 
+    private void refuseDeferred(final String name)
+    {
+        if (deferred.containsKey(name))
+        {
+            throw new IllegalStateException("operator state '" + name + "' is the engine's own (timers): pick " +
+                "another name");
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private <T> OperatorListState<T> declare(final String name, final Class<T> type, final boolean union)
     {
+        refuseDeferred(name);
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         final ListStateImpl<?> existing = states.get(name);
@@ -197,6 +207,19 @@ public final class OperatorStateStore implements StateInitializationContext
             this.declaredCount = declaredCount;
             this.encodings = encodings;
             this.bytesCodec = bytesCodec;
+        }
+
+        /** @return whether a part is encoded only by {@link #toBytes} (then it is not written on the task thread). */
+        public boolean hasDeferredParts()
+        {
+            for (final Map.Entry<String, DeferredState.Encoding> entry : encodings)
+            {
+                if (entry.getValue().estimatedBytes() > 0)
+                {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** @return about how many bytes {@link #toBytes} returns. */

@@ -68,6 +68,11 @@ public final class TaskSnapshot
         long bytes = channelState == null ? 0 : channelState.length;
         for (final OperatorStateStore.Captured state : operatorState)
         {
+            if (state != null && state.hasDeferredParts())
+            {
+                // its encoding is the flusher's work by design (timers): never on the task thread
+                return false;
+            }
             bytes += state == null ? 0 : state.estimatedBytes();
         }
         return keyedEntries <= 4_096 && bytes <= 256 * 1024;

@@ -11,8 +11,8 @@ package io.ringflow.engine.runtime.task;
  *   <li>A channel that becomes <b>active</b> again joins the minimum only once its watermark has caught up with the
  *   task's (it is not <i>aligned</i> before): the task's watermark never goes back.</li>
  *   <li>An <b>ended</b> channel is left out; once every channel ended the watermark is {@link Long#MAX_VALUE}. The
- *   {@code Long.MAX_VALUE} watermark a finishing channel sends before it ends is ignored while other channels are
- *   live (its end decides), so time never jumps past a live idle channel.</li>
+ *   {@code Long.MAX_VALUE} watermark (a finishing channel sends it just before it ends) counts as the channel's end,
+ *   so time never jumps past a live idle channel.</li>
  * </ul>
  * A restored task starts with no watermark ({@link Long#MIN_VALUE}) on every channel.
  *
@@ -77,9 +77,11 @@ public final class WatermarkValve
         {
             return;
         }
-        if (watermark == Long.MAX_VALUE && liveChannelsBesides(channel))
+        if (watermark == Long.MAX_VALUE)
         {
-            // a finishing channel's last word: its end (onEnd) decides, so idle live channels are not jumped over
+            // the end of event time on this channel: as its end (a finishing channel sends it just before
+            // END_OF_INPUT), so idle live channels are not jumped over
+            onEnd(channel);
             return;
         }
         if (idle[channel])

@@ -126,4 +126,58 @@ class KeyedTimersTest
             .initializeState(runtime(restored, 0, 1)))
             .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("op");
     }
+
+    @Test
+    void timersOfEqualTimeFireInRegistrationOrderAlsoAfterARestore() throws Exception
+    {
+        final CodecRegistry codecs = CodecRegistry.withBuiltIns();
+        final OperatorStateStore store = new OperatorStateStore(codecs);
+        final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> { });
+        timers.initializeState(runtime(store, 0, 1));
+        final List<String> registered = new ArrayList<>();
+        for (int i = 0; i < 200; i++)
+        {
+            final String key = "k" + (i * 7919 % 200);
+            timers.register(true, 5, key, KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
+            registered.add(key);
+        }
+        final OperatorStateStore restoredStore = new OperatorStateStore(codecs);
+        restoredStore.restore(List.of(Map.entry("op-0", store.snapshot())), 0, 1);
+        final List<String> fired = new ArrayList<>();
+        final KeyedTimers back = new KeyedTimers((timer, eventTime) -> fired.add((String)timer.key()));
+        back.initializeState(runtime(restoredStore, 0, 1));
+        back.advanceWatermark(5);
+        back.fireEventTime(Integer.MAX_VALUE);
+        assertThat(fired).containsExactlyElementsOf(registered);
+    }
+
+    @Test
+    void deletingAndRegisteringAgainOnEveryRecordKeepsOnlyTheLiveTimers() throws Exception
+    {
+        // the "reset the timeout" pattern: delete the key's timer, register a later one
+        final List<Long> fired = new ArrayList<>();
+        final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> fired.add(timer.time()));
+        for (long t = 0; t < 10_000; t++)
+        {
+            if (t > 0)
+            {
+                timers.delete(true, t + 99, "session");
+            }
+            timers.register(true, t + 100, "session", 1);
+        }
+        assertThat(timers.size()).isEqualTo(1);
+        timers.advanceWatermark(Long.MAX_VALUE);
+        timers.fireEventTime(Integer.MAX_VALUE);
+        assertThat(fired).containsExactly(10_099L);
+        assertThat(timers.forwardableWatermark()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aTimerAtTheStartOfTimeDoesNotWrapTheForwardedWatermark() throws Exception
+    {
+        final KeyedTimers timers = new KeyedTimers((timer, eventTime) -> { });
+        timers.register(true, Long.MIN_VALUE, "k", 1);
+        timers.advanceWatermark(0);
+        assertThat(timers.forwardableWatermark()).isEqualTo(Long.MIN_VALUE);
+    }
 }
