@@ -74,4 +74,41 @@ class OperatorStateStoreTest
         assertThatThrownBy(() -> store.getUnionListState("offsets", Long.class))
             .hasMessageContaining("already declared as a list of java.lang.Long");
     }
+
+    @Test
+    void aDeferredStateIsEncodedByToBytesAndItsNameCannotBeDeclaredAgain()
+    {
+        final OperatorStateStore store = new OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns());
+        store.getListState("mine", Long.class).add(7L);
+        final java.util.concurrent.atomic.AtomicInteger encoded = new java.util.concurrent.atomic.AtomicInteger();
+        store.deferredUnionList("engine", () -> new OperatorStateStore.DeferredState.Encoding()
+        {
+            @Override
+            public long estimatedBytes()
+            {
+                return 3;
+            }
+
+            @Override
+            public java.util.List<byte[]> encode()
+            {
+                encoded.incrementAndGet();
+                return java.util.List.of(new byte[] {1, 2, 3});
+            }
+        });
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.getUnionListState("engine", byte[].class))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("'engine'");
+
+        final OperatorStateStore.Captured captured = store.capture();
+        org.assertj.core.api.Assertions.assertThat(encoded.get()).as("nothing encoded at the barrier").isZero();
+        org.assertj.core.api.Assertions.assertThat(captured.hasDeferredParts()).isTrue();
+        final byte[] bytes = captured.toBytes();
+        org.assertj.core.api.Assertions.assertThat(encoded.get()).isEqualTo(1);
+
+        final OperatorStateStore restored = new OperatorStateStore(io.ringflow.state.codec.CodecRegistry.withBuiltIns());
+        restored.restore(java.util.List.of(java.util.Map.entry("op-0", bytes)), 0, 1);
+        org.assertj.core.api.Assertions.assertThat(restored.getListState("mine", Long.class).get()).containsExactly(7L);
+        org.assertj.core.api.Assertions.assertThat(restored.getUnionListState("engine", byte[].class).get())
+            .singleElement().isEqualTo(new byte[] {1, 2, 3});
+    }
 }
