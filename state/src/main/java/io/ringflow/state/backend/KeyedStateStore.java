@@ -136,6 +136,16 @@ public interface KeyedStateStore extends AutoCloseable
     <IN, ACC, OUT> AggregatingState<IN, OUT> getAggregatingState(AggregatingStateDescriptor<IN, ACC, OUT> descriptor);
 
     /**
+     * @return whether values read from this store are the very objects it holds (and a snapshot may still encode
+     *     later): a caller that changes a value in place must then copy it first. False when every read decodes a
+     *     fresh copy.
+     */
+    default boolean sharesValueObjects()
+    {
+        return false;
+    }
+
+    /**
      * The synchronous part of a snapshot, on the task thread at the barrier: every record before the barrier has
      * been applied, none after. What it returns must not change when the live state changes afterwards.
      *

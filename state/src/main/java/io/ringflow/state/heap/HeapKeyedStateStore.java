@@ -110,6 +110,13 @@ public final class HeapKeyedStateStore implements KeyedStateStore
     }
 
     @Override
+    public boolean sharesValueObjects()
+    {
+        // map and list values are shared with the snapshots taken since they were stored
+        return true;
+    }
+
+    @Override
     public Object currentKey()
     {
         return longKey ? Long.valueOf(currentLongKey) : currentKey;

@@ -185,7 +185,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
         if (process == null)
         {
             contents = state.getMapState(new MapStateDescriptor<>(CONTENTS, TimeWindow.class, (Class<Object>)valueType));
-            sharesValues = state instanceof io.ringflow.state.heap.HeapKeyedStateStore;
+            sharesValues = state.sharesValueObjects();
             valueCodec = sharesValues ? (io.ringflow.state.codec.Codec<Object>)runtime.operatorStateStore()
                 .codecFor(valueType) : null;
         }
