@@ -58,6 +58,10 @@ import java.util.concurrent.TimeUnit;
  * heap store copies its maps (O(entries), and garbage for the collector, which the score includes); the Chronicle
  * store registers a copy-on-write part per state (O(states)). Nothing is written.
  *
+ * <p><b>Written snapshots</b> ({@link #snapshotWritten}): {@code snapshot(id)}, {@code writeTo} a stream that only
+ * counts the bytes, then {@code release()}: the whole of what a task thread does at a barrier when it writes a small
+ * snapshot into memory itself (see SnapshotFlusher), in the snapshot format, without the storage's copy.
+ *
  * <p>Run (a quiet machine; never as part of the build):
  * <pre>
  *   java -jar bench/target/benchmarks.jar ValueStateBenchmark -f 1 -wi 3 -w 5s -i 5 -r 5s \
@@ -229,6 +233,7 @@ public class ValueStateBenchmark
 
         KeyedStateStore store;
         long checkpointId;
+        final CountingStream written = new CountingStream();
 
         /** Builds and fills the store. */
         @Setup(Level.Trial)
@@ -304,6 +309,44 @@ public class ValueStateBenchmark
         final long next = counts.value() + 1;
         counts.update(next);
         return next;
+    }
+
+    /**
+     * @param state the store.
+     * @return the bytes written, so the work is not eliminated.
+     * @throws java.io.IOException never: the stream only counts.
+     */
+    @Benchmark
+    public long snapshotWritten(final Snapshots state) throws java.io.IOException
+    {
+        final KeyedStateSnapshot snapshot = state.store.snapshot(state.checkpointId++);
+        try
+        {
+            snapshot.writeTo(state.written);
+        }
+        finally
+        {
+            snapshot.release();
+        }
+        return state.written.count;
+    }
+
+    /** Counts what is written to it, keeps nothing. */
+    static final class CountingStream extends java.io.OutputStream
+    {
+        long count;
+
+        @Override
+        public void write(final int b)
+        {
+            count++;
+        }
+
+        @Override
+        public void write(final byte[] bytes, final int offset, final int length)
+        {
+            count += length;
+        }
     }
 
     private static void fillCounts(final KeyedStateStore store, final ValueState<Long> counts, final int keys)

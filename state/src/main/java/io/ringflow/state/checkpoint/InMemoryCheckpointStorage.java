@@ -275,6 +275,11 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     /** Drops the shared files nothing keeps, unless a stored metadata cannot be decoded. Caller holds the lock. */
     private void collectSharedGarbage()
     {
+        if (sharedFiles.isEmpty())
+        {
+            // nothing to drop (no incremental checkpoints): skip decoding every stored metadata
+            return;
+        }
         final Set<String> referenced = referencedSharedFiles();
         if (referenced != null)
         {

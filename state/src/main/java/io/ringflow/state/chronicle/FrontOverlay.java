@@ -1,6 +1,7 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.LongCodec;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -125,6 +126,68 @@ final class FrontOverlay
         return longLongs != null ? longLongs.size() : longs != null ? longs.size() : objects.size();
     }
 
+    /** Receives one encoded overlay entry; the arrays are reused for the next entry. */
+    @FunctionalInterface
+    interface EncodedEntryConsumer
+    {
+        /**
+         * @param keyGroup    the key's key group.
+         * @param storedKey   the key in {@link StoredKeyLayout}.
+         * @param keyLength   its length, prefix included.
+         * @param value       the encoded value.
+         * @param valueLength its length.
+         */
+        void accept(int keyGroup, byte[] storedKey, int keyLength, byte[] value, int valueLength);
+    }
+
+    /**
+     * @return whether {@link #forEachEncoded} may stand in for {@link #encode}: the keys are {@code Long}s encoded by
+     *     the built-in codec, which never encodes two keys to the same bytes, so the check {@link #encode} makes on
+     *     the way is not needed.
+     */
+    boolean keysEncodeDistinctly()
+    {
+        return (longLongs != null || longs != null) && keyCodec == (Codec<?>)LongCodec.INSTANCE;
+    }
+
+    /**
+     * Encodes every entry as {@link #encode} does, one at a time into two reused buffers, and hands each to
+     * {@code consumer}: no map, no copy per entry. Flusher; only when {@link #keysEncodeDistinctly()}.
+     *
+     * @param consumer receives each entry.
+     * @throws IllegalStateException as {@link #encode}, but for the distinctness check.
+     */
+    void forEachEncoded(final EncodedEntryConsumer consumer)
+    {
+        final EncodedBytes key = new EncodedBytes(64);
+        final EncodedBytes value = new EncodedBytes(64);
+        if (longLongs != null)
+        {
+            final Long2LongHashMap.KeyIterator keys = longLongs.keySet().iterator();
+            while (keys.hasNext())
+            {
+                final long longKey = keys.nextValue();
+                if (longStamps == null || longStamps.get(longKey) >= changedSinceBase)
+                {
+                    encodeEntry(longKey, longLongs.get(longKey), key, value);
+                    consumer.accept(StoredKeyLayout.keyGroup(key.array()), key.array(), key.length(), value.array(),
+                        value.length());
+                }
+            }
+        }
+        else
+        {
+            final Long2ObjectHashMap<Object>.KeyIterator keys = longs.keySet().iterator();
+            while (keys.hasNext())
+            {
+                final long longKey = keys.nextLong();
+                encodeEntry(longKey, longs.get(longKey), key, value);
+                consumer.accept(StoredKeyLayout.keyGroup(key.array()), key.array(), key.length(), value.array(),
+                    value.length());
+            }
+        }
+    }
+
     /**
      * Encodes every entry as a stored key ({@link StoredKeyLayout}: key group, then the key codec's bytes) and the
      * value codec's bytes, exactly as the state's map would hold them. Flusher; allocates O(size).
@@ -167,6 +230,18 @@ final class FrontOverlay
         final Map<PreservedKey, byte[]> encoded, final Object key, final Object value, final EncodedBytes keySlot,
         final EncodedBytes valueSlot)
     {
+        encodeEntry(key, value, keySlot, valueSlot);
+        if (encoded.put(PreservedKey.copyOf(keySlot), valueSlot.toByteArray()) != null)
+        {
+            throw new IllegalStateException("state '" + stateName + "': two hot keys, one of them " + key +
+                ", encode to the same bytes: the key codec must agree with equals");
+        }
+    }
+
+    /** Encodes one entry into the two slots, each left with its length. */
+    private void encodeEntry(
+        final Object key, final Object value, final EncodedBytes keySlot, final EncodedBytes valueSlot)
+    {
         final int keyLength = StoredKeyLayout.encode(keyCodec, key, maxParallelism, keySlot, maxEntrySize);
         final int valueLength = keyLength < 0 ? -1 : valueSlot.encode(valueCodec, value, 0, maxEntrySize);
         if (valueLength < 0 || keyLength + valueLength > maxEntrySize)
@@ -175,11 +250,6 @@ final class FrontOverlay
                 "longer fit maxEntrySize " + maxEntrySize + ": was the value changed after it was handed to update?");
         }
         valueSlot.length(valueLength);
-        if (encoded.put(PreservedKey.copyOf(keySlot), valueSlot.toByteArray()) != null)
-        {
-            throw new IllegalStateException("state '" + stateName + "': two hot keys, one of them " + key +
-                ", encode to the same bytes: the key codec must agree with equals");
-        }
     }
 
     @Override

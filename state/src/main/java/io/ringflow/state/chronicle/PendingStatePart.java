@@ -147,6 +147,29 @@ abstract class PendingStatePart
         return overlay == null ? Map.of() : overlay.encode();
     }
 
+    /**
+     * Flusher: emits the overlay's entries straight into {@code into}, when that may stand in for
+     * {@link #encodedOverlay()} (see {@link FrontOverlay#keysEncodeDistinctly()}).
+     *
+     * @param stateIndex the state's index in the snapshot.
+     * @param into       where the entries go.
+     * @return false, having emitted nothing, when there is an overlay that needs the encoded map.
+     */
+    final boolean emitOverlayDirectly(final int stateIndex, final KeyGroupBuckets into)
+    {
+        if (overlay == null)
+        {
+            return true;
+        }
+        if (!overlay.keysEncodeDistinctly())
+        {
+            return false;
+        }
+        overlay.forEachEncoded((keyGroup, key, keyLength, value, valueLength) ->
+            emit(into, stateIndex, keyGroup, key, keyLength, value, valueLength));
+        return true;
+    }
+
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */
     abstract void release();
 

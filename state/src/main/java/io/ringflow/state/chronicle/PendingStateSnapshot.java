@@ -91,9 +91,34 @@ final class PendingStateSnapshot extends PendingStatePart
         return mayNotHaveRead(segment) && !hasPreserved(key);
     }
 
+    /** @return whether no segment had held an entry at the barrier: the map was empty then. */
+    private boolean noSegmentOccupied()
+    {
+        for (final long word : occupied)
+        {
+            if (word != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     void collect(final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer)
     {
+        if (noSegmentOccupied())
+        {
+            // The map was empty at the barrier (the usual case of a small state that lives in its hot-key front):
+            // the snapshot is the overlay alone. Whatever the task preserved since is ABSENT (a key's first change
+            // after the barrier preserves its value then, and no key had one in the map), so it is dropped unread.
+            readSegments = Integer.MAX_VALUE;
+            if (emitOverlayDirectly(stateIndex, into))
+            {
+                preserved.clear();
+                return;
+            }
+        }
         final Map<PreservedKey, byte[]> front = encodedOverlay();
         final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
         final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front);

@@ -704,6 +704,42 @@ class ChronicleKeyedStateStoreTest
         store.close();
     }
 
+    @Test
+    void aSnapshotOfAStateHeldWhollyInItsFrontIsTheFrontAtTheBarrierWhateverChangesAfter() throws Exception
+    {
+        // 500 keys fit the 1,024-key front: the map stays empty and the snapshot is written from the front alone
+        final ChronicleKeyedStateStore store = open(config());
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final Map<Object, Object> expected = new HashMap<>();
+        for (long key = 0; key < 500; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key * 3);
+            expected.put(key, key * 3);
+        }
+        assertThat(((ChronicleValueState<Long>)counts).map().entryCount()).isZero();
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+        // after the barrier: every key changed, some removed, new keys beyond the front's capacity reach the map
+        for (long key = 0; key < 5_000; key++)
+        {
+            store.setCurrentKey(key);
+            if (key % 7 == 0)
+            {
+                counts.clear();
+            }
+            else
+            {
+                counts.update(-key);
+            }
+        }
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        snapshot.writeTo(out);
+        snapshot.release();
+        assertThat(SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns()))
+            .isEqualTo(Map.of("counts", expected));
+        store.close();
+    }
+
     private static ChronicleStateConfig config()
     {
         return ChronicleStateConfig.defaults().withExpectedEntriesPerState(50_000);

@@ -218,7 +218,12 @@ public final class TaskSnapshot
             final char c = uid.charAt(i);
             name.append(Character.isLetterOrDigit(c) || c == '-' || c == '_' ? c : '_');
         }
-        return name.append('-').append(String.format("%08x", uid.hashCode())).append('-')
-            .append(operator.subtaskIndex()).append('.').append(part).toString();
+        name.append('-');
+        final String hash = Integer.toHexString(uid.hashCode());
+        for (int pad = hash.length(); pad < 8; pad++)
+        {
+            name.append('0');
+        }
+        return name.append(hash).append('-').append(operator.subtaskIndex()).append('.').append(part).toString();
     }
 }
