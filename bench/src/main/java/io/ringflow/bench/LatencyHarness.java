@@ -3,6 +3,9 @@ package io.ringflow.bench;
 import io.ringflow.bench.PageViews.PageView;
 import io.ringflow.bench.PageViews.TimedAppCount;
 import io.ringflow.bench.PageViews.TimedCountPerApp;
+import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.engine.api.CheckpointingMode;
+import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.IdleStrategyKind;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
@@ -16,7 +19,13 @@ import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.engine.api.source.RecordGenerator;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,6 +34,7 @@ import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * End-to-end latency of the page-view job at a fixed offered rate, corrected for coordinated omission, next to the
@@ -100,7 +110,22 @@ import java.util.concurrent.TimeoutException;
  * --no-floor            skip the bare Disruptor floor
  * --drain-seconds S     how long the runs may take past their window before they are given up as stuck (default
  *                       the larger of 5 s and --seconds); the smoke test passes a hang guard
+ * --checkpoint MODE     none (default), aligned, unaligned, aligned-timeout (aligned, switching to unaligned after
+ *                       --aligned-timeout) or at-least-once
+ * --checkpoint-interval MS  between checkpoints (default 100)
+ * --aligned-timeout MS  for aligned-timeout (default 1)
+ * --checkpoint-dir DIR  write checkpoints to this directory (fsync'd files) instead of memory
+ * --backend heap|chronicle  keyed state backend (default heap, as the figures of docs/benchmarks.md before
+ *                       2026-12-02 were taken; chronicle is the engine's default)
+ * --stall MS:EVERY      back-pressure: the sink pauses MS ms each time the due times pass another EVERY ms, so the
+ *                       ring fills and the source waits (default: no pause)
+ * --label TEXT          a name for this run in the table and the CSV line
+ * --csv FILE            append one line of results to FILE (header written when FILE is new)
  * </pre>
+ *
+ * <p>With checkpoints, the run also prints the distribution of the checkpoints that completed inside the measurement
+ * window: end to end (trigger to the last acknowledgement), the slowest task's synchronous part and asynchronous
+ * part.
  * Run with a fixed, pre-touched heap, e.g.
  * {@code java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -cp bench/target/benchmarks.jar io.ringflow.bench.LatencyHarness}
  * (plus the Ringflow JVM flags, see README.md). The harness allocates nothing per record beyond what the job itself
@@ -181,6 +206,15 @@ public final class LatencyHarness
             "sink - the record's due time%n", options.warmupNanos / 1e9, options.measureNanos / 1e9);
         out.printf(Locale.ROOT, "  jvm      %s, max heap %,d MB%n", Runtime.version(),
             Runtime.getRuntime().maxMemory() >> 20);
+        out.printf(Locale.ROOT, "  state    %s backend; checkpoints %s%n", options.chronicle ? "Chronicle" : "heap",
+            options.checkpoint == CheckpointKind.NONE ? "off" : options.checkpoint.text + " every " +
+                options.checkpointIntervalMillis + " ms" + (options.checkpoint == CheckpointKind.ALIGNED_TIMEOUT ?
+                " (unaligned after " + options.alignedTimeoutMillis + " ms)" : "") + ", " +
+                (options.checkpointDir != null ? "to " + options.checkpointDir : "in memory"));
+        out.printf(Locale.ROOT, "  pressure %s%n", options.stallNanos == 0 ? "none (the job keeps up)" :
+            String.format(Locale.ROOT, "the sink pauses %d ms every %d ms of due time (ring of %d slots)",
+                options.stallNanos / 1_000_000, options.stallEveryNanos / 1_000_000, JobConfig.defaults().ringSize()));
+        out.printf(Locale.ROOT, "  label    %s%n", options.label());
         out.flush();
 
         final List<RunResult> results = new ArrayList<>();
@@ -203,6 +237,14 @@ public final class LatencyHarness
             }
             out.printf(Locale.ROOT, " %9.2f%n", h.getMaxValue() / 1e3);
         }
+        final CheckpointStats checkpoints = results.get(0).checkpoints;
+        if (checkpoints != null)
+        {
+            out.println();
+            out.printf(Locale.ROOT, "checkpoints in the window: %d; us p50 / p99 / max: end to end %s, sync (slowest " +
+                "task) %s, async %s%n", checkpoints.count(), triple(checkpoints.endToEnd()),
+                triple(checkpoints.sync()), triple(checkpoints.async()));
+        }
         out.println();
         out.println("checks");
         boolean passed = true;
@@ -220,7 +262,81 @@ public final class LatencyHarness
         }
         out.println("result: " + (passed ? "PASSED" : "FAILED"));
         out.flush();
+        if (options.csv != null)
+        {
+            appendCsv(options, results, passed);
+        }
         return new Report(passed, results);
+    }
+
+    private static String triple(final Histogram h)
+    {
+        return String.format(Locale.ROOT, "%.1f / %.1f / %.1f", h.getValueAtPercentile(50) / 1e3,
+            h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
+    }
+
+    /** The CSV columns {@link #appendCsv} writes; latencies in microseconds. */
+    static final String CSV_HEADER = "label,checkpoint,storage,stall,rate,idle,backend,samples,achieved," +
+        "p50,p90,p99,p99.9,p99.99,max,floor_p50,floor_p99,floor_p99.9,checkpoints,ckpt_p50,ckpt_p99,ckpt_max," +
+        "sync_p50,sync_p99,async_p50,async_p99,passed";
+
+    private static void appendCsv(final Options options, final List<RunResult> results, final boolean passed)
+    {
+        final RunResult run = results.get(0);
+        final Histogram h = run.histogram;
+        final RunResult floor = results.size() > 1 ? results.get(1) : null;
+        final CheckpointStats c = run.checkpoints;
+        final StringBuilder line = new StringBuilder();
+        line.append(options.label()).append(',').append(options.checkpoint.text).append(',')
+            .append(options.checkpoint == CheckpointKind.NONE ? "-" : options.checkpointDir != null ? "directory" :
+                "memory").append(',')
+            .append(options.stallNanos == 0 ? "-" : options.stallNanos / 1_000_000 + ":" +
+                options.stallEveryNanos / 1_000_000).append(',')
+            .append(options.rate).append(',').append(options.idle).append(',')
+            .append(options.chronicle ? "chronicle" : "heap").append(',')
+            .append(h.getTotalCount()).append(',').append(String.format(Locale.ROOT, "%.1f", run.achievedRate));
+        for (final double percentile : PERCENTILES)
+        {
+            line.append(',').append(micros(h.getValueAtPercentile(percentile)));
+        }
+        line.append(',').append(micros(h.getMaxValue()));
+        line.append(',').append(floor == null ? "" : micros(floor.histogram.getValueAtPercentile(50)))
+            .append(',').append(floor == null ? "" : micros(floor.histogram.getValueAtPercentile(99)))
+            .append(',').append(floor == null ? "" : micros(floor.histogram.getValueAtPercentile(99.9)));
+        if (c == null)
+        {
+            line.append(",0,,,,,,,");
+        }
+        else
+        {
+            final Histogram e2e = c.endToEnd();
+            final Histogram sync = c.sync();
+            final Histogram async = c.async();
+            line.append(',').append(c.count())
+                .append(',').append(micros(e2e.getValueAtPercentile(50)))
+                .append(',').append(micros(e2e.getValueAtPercentile(99)))
+                .append(',').append(micros(e2e.getMaxValue()))
+                .append(',').append(micros(sync.getValueAtPercentile(50)))
+                .append(',').append(micros(sync.getValueAtPercentile(99)))
+                .append(',').append(micros(async.getValueAtPercentile(50)))
+                .append(',').append(micros(async.getValueAtPercentile(99)));
+        }
+        line.append(',').append(passed).append(System.lineSeparator());
+        try
+        {
+            final boolean fresh = !Files.exists(options.csv);
+            Files.writeString(options.csv, (fresh ? CSV_HEADER + System.lineSeparator() : "") + line,
+                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot append to " + options.csv, ex);
+        }
+    }
+
+    private static String micros(final long nanos)
+    {
+        return String.format(Locale.ROOT, "%.2f", nanos / 1e3);
     }
 
     /**
@@ -251,8 +367,9 @@ public final class LatencyHarness
         throws InterruptedException
     {
         final JobConfig.Builder builder = JobConfig.builder()
-            // the figures of docs/benchmarks.md were taken with the heap backend; the backend is not the subject here
-            .stateBackend(new io.ringflow.state.heap.HeapStateBackend())
+            // the figures of docs/benchmarks.md before 2026-12-02 were taken with the heap backend, the default here
+            .stateBackend(options.chronicle ? new io.ringflow.state.chronicle.ChronicleStateBackend() :
+                new io.ringflow.state.heap.HeapStateBackend())
             .defaultParallelism(1)
             .chaining(options.chaining)
             .idleStrategy(options.idle);
@@ -260,9 +377,28 @@ public final class LatencyHarness
         {
             builder.cpus(placement.taskCpus);
         }
+        if (options.checkpoint != CheckpointKind.NONE)
+        {
+            final CheckpointConfig.Builder checkpoints =
+                CheckpointConfig.every(Duration.ofMillis(options.checkpointIntervalMillis))
+                    .unaligned(options.checkpoint == CheckpointKind.UNALIGNED);
+            if (options.checkpoint == CheckpointKind.ALIGNED_TIMEOUT)
+            {
+                checkpoints.alignedTimeout(Duration.ofMillis(options.alignedTimeoutMillis));
+            }
+            if (options.checkpointDir != null)
+            {
+                checkpoints.directory(options.checkpointDir);
+            }
+            builder.checkpointing(checkpoints.build()).checkpointingMode(
+                options.checkpoint == CheckpointKind.AT_LEAST_ONCE ? CheckpointingMode.AT_LEAST_ONCE :
+                    CheckpointingMode.EXACTLY_ONCE);
+        }
         final JobConfig config = builder.build();
         final CountingGenerator generator = new CountingGenerator(options.keys);
-        final LatencySink sink = new LatencySink(options.keys, options.warmupNanos, options.measureNanos);
+        final LatencySink sink = new LatencySink(options.keys, options.warmupNanos, options.measureNanos,
+            options.stallNanos, options.stallEveryNanos);
+        final CheckpointStats checkpointStats = new CheckpointStats(sink);
         final long bound = options.bounded ? boundedCount(options) : Long.MAX_VALUE;
         final GeneratorSource<PageView> source = (options.bounded ?
             GeneratorSource.bounded(bound, PageView.class, generator) :
@@ -282,6 +418,7 @@ public final class LatencyHarness
         Throwable failure = null;
         try (JobHandle job = env.execute("latency-harness"))
         {
+            job.onCheckpointCompleted(checkpointStats::record);
             while (!sink.windowDelivered() && !job.status().isTerminal() && System.nanoTime() < deadline)
             {
                 Thread.sleep(10);
@@ -413,8 +550,13 @@ public final class LatencyHarness
                     inFlightBound)));
             }
         }
+        if (options.checkpoint != CheckpointKind.NONE && checkpointStats.count() == 0)
+        {
+            checks.add("[warn] " + name + ": no checkpoint completed inside the measurement window");
+        }
         final RunResult result = new RunResult(name + " page-view", histogram,
-            receivedInWindow * 1e9 / options.measureNanos, checks, passed);
+            receivedInWindow * 1e9 / options.measureNanos, checks, passed,
+            options.checkpoint == CheckpointKind.NONE ? null : checkpointStats);
         passed &= checkSamples(result, options, clamped);
         return result.withPassed(passed);
     }
@@ -451,20 +593,44 @@ public final class LatencyHarness
         private final int keys;
         private final long warmupNanos;
         private final long measureNanos;
+        private final long stallNanos;
+        private final long stallEveryNanos;
         final List<LatencyWriter> writers = new CopyOnWriteArrayList<>();
         private volatile boolean windowDelivered;
+        /** The measurement window in nanoTime, set by the first writer at its first record; MAX_VALUE before. */
+        private volatile long windowStartNanos = Long.MAX_VALUE;
+        private volatile long windowEndNanos = Long.MAX_VALUE;
 
-        LatencySink(final int keys, final long warmupNanos, final long measureNanos)
+        LatencySink(final int keys, final long warmupNanos, final long measureNanos, final long stallNanos,
+            final long stallEveryNanos)
         {
             this.keys = keys;
             this.warmupNanos = warmupNanos;
             this.measureNanos = measureNanos;
+            this.stallNanos = stallNanos;
+            this.stallEveryNanos = stallEveryNanos;
+        }
+
+        /** @return whether {@code nanoTime} falls inside the measurement window. */
+        boolean inWindow(final long nanoTime)
+        {
+            return nanoTime >= windowStartNanos && nanoTime < windowEndNanos;
+        }
+
+        void window(final long start, final long end)
+        {
+            if (windowStartNanos == Long.MAX_VALUE)
+            {
+                windowEndNanos = end;
+                windowStartNanos = start;
+            }
         }
 
         @Override
         public SinkWriter<TimedAppCount> createWriter(final SubtaskInfo subtask)
         {
-            final LatencyWriter writer = new LatencyWriter(this, keys, warmupNanos, measureNanos);
+            final LatencyWriter writer = new LatencyWriter(this, keys, warmupNanos, measureNanos, stallNanos,
+                stallEveryNanos);
             writers.add(writer);
             return writer;
         }
@@ -490,6 +656,10 @@ public final class LatencyHarness
         private final int keys;
         private final long warmupNanos;
         private final long measureNanos;
+        private final long stallNanos;
+        private final long stallEveryNanos;
+        /** The due time past which the sink next pauses; MAX_VALUE without pauses. */
+        private long nextStallDue = Long.MAX_VALUE;
         final Histogram histogram = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
         private final long[] lastCount;
         private long windowStart = Long.MAX_VALUE;
@@ -503,12 +673,15 @@ public final class LatencyHarness
         long clamped;
         boolean pastWindow;
 
-        LatencyWriter(final LatencySink sink, final int keys, final long warmupNanos, final long measureNanos)
+        LatencyWriter(final LatencySink sink, final int keys, final long warmupNanos, final long measureNanos,
+            final long stallNanos, final long stallEveryNanos)
         {
             this.sink = sink;
             this.keys = keys;
             this.warmupNanos = warmupNanos;
             this.measureNanos = measureNanos;
+            this.stallNanos = stallNanos;
+            this.stallEveryNanos = stallEveryNanos;
             this.lastCount = new long[keys];
         }
 
@@ -521,6 +694,21 @@ public final class LatencyHarness
             {
                 windowStart = due + warmupNanos;
                 windowEnd = windowStart + measureNanos;
+                sink.window(windowStart, windowEnd);
+                if (stallNanos > 0)
+                {
+                    nextStallDue = due + stallEveryNanos;
+                }
+            }
+            if (due >= nextStallDue)
+            {
+                // simulated slow downstream: the task thread stops taking records, so the ring fills
+                nextStallDue += stallEveryNanos;
+                final long until = System.nanoTime() + stallNanos;
+                for (long left = stallNanos; left > 0; left = until - System.nanoTime())
+                {
+                    LockSupport.parkNanos(left);
+                }
             }
             final int app = (int)record.appId();
             final long count = record.count();
@@ -852,21 +1040,36 @@ public final class LatencyHarness
         final double achievedRate;
         final List<String> checks;
         final boolean passed;
+        final CheckpointStats checkpoints;
 
         RunResult(
             final String name, final Histogram histogram, final double achievedRate, final List<String> checks,
             final boolean passed)
+        {
+            this(name, histogram, achievedRate, checks, passed, null);
+        }
+
+        RunResult(
+            final String name, final Histogram histogram, final double achievedRate, final List<String> checks,
+            final boolean passed, final CheckpointStats checkpoints)
         {
             this.name = name;
             this.histogram = histogram;
             this.achievedRate = achievedRate;
             this.checks = checks;
             this.passed = passed;
+            this.checkpoints = checkpoints;
         }
 
         RunResult withPassed(final boolean value)
         {
-            return new RunResult(name, histogram, achievedRate, checks, value);
+            return new RunResult(name, histogram, achievedRate, checks, value, checkpoints);
+        }
+
+        /** @return the checkpoints completed inside the window, or null for a run without checkpoints. */
+        public CheckpointStats checkpoints()
+        {
+            return checkpoints;
         }
 
         /** @return the run's name. */
@@ -891,6 +1094,63 @@ public final class LatencyHarness
         public boolean passed()
         {
             return passed;
+        }
+    }
+
+    /**
+     * The checkpoints that completed inside the measurement window: end to end, and the slowest task's synchronous
+     * and asynchronous parts, in nanoseconds. Recorded by whichever thread completes a checkpoint (once per
+     * checkpoint, under this object's lock); read by the main thread after the job stopped.
+     */
+    public static final class CheckpointStats
+    {
+        private final LatencySink sink;
+        private final Histogram endToEnd = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        private final Histogram sync = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        private final Histogram async = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+
+        CheckpointStats(final LatencySink sink)
+        {
+            this.sink = sink;
+        }
+
+        synchronized void record(final CompletedCheckpoint checkpoint)
+        {
+            if (sink.inWindow(System.nanoTime()))
+            {
+                endToEnd.recordValue(clamp(checkpoint.durationNanos()));
+                sync.recordValue(clamp(checkpoint.maxSyncNanos()));
+                async.recordValue(clamp(checkpoint.maxAsyncNanos()));
+            }
+        }
+
+        private static long clamp(final long nanos)
+        {
+            return Math.max(1, Math.min(MAX_RECORDABLE_NANOS, nanos));
+        }
+
+        /** @return checkpoints completed inside the window. */
+        public synchronized long count()
+        {
+            return endToEnd.getTotalCount();
+        }
+
+        /** @return end to end, trigger to the last acknowledgement, ns. */
+        public synchronized Histogram endToEnd()
+        {
+            return endToEnd.copy();
+        }
+
+        /** @return the slowest task's synchronous part, ns. */
+        public synchronized Histogram sync()
+        {
+            return sync.copy();
+        }
+
+        /** @return the slowest task's asynchronous part, ns. */
+        public synchronized Histogram async()
+        {
+            return async.copy();
         }
     }
 
@@ -955,6 +1215,41 @@ public final class LatencyHarness
         }
     }
 
+    /** How the Ringflow job checkpoints. */
+    public enum CheckpointKind
+    {
+        /** No checkpoints. */
+        NONE("none"),
+        /** Exactly once, aligned barriers. */
+        ALIGNED("aligned"),
+        /** Exactly once, unaligned barriers (in-flight records stored as channel state). */
+        UNALIGNED("unaligned"),
+        /** Exactly once, aligned, switching to unaligned when alignment takes longer than the timeout. */
+        ALIGNED_TIMEOUT("aligned-timeout"),
+        /** At least once (barriers are not aligned; nothing is blocked). */
+        AT_LEAST_ONCE("at-least-once");
+
+        final String text;
+
+        CheckpointKind(final String text)
+        {
+            this.text = text;
+        }
+
+        static CheckpointKind parse(final String text)
+        {
+            for (final CheckpointKind kind : values())
+            {
+                if (kind.text.equalsIgnoreCase(text))
+                {
+                    return kind;
+                }
+            }
+            throw new IllegalArgumentException("--checkpoint must be none, aligned, unaligned, aligned-timeout or " +
+                "at-least-once, was " + text);
+        }
+    }
+
     /**
      * The harness's options; see the class comment.
      */
@@ -964,7 +1259,10 @@ public final class LatencyHarness
             "usage: LatencyHarness [--idle BUSY_SPIN|YIELD|BACKOFF|BLOCK] [--rate N] [--keys N]",
             "                      [--warmup-seconds S] [--seconds S] [--chaining true|false]",
             "                      [--pin [CPU,CPU,...]] [--spare-core] [--bounded] [--no-floor]",
-            "                      [--drain-seconds S]",
+            "                      [--drain-seconds S] [--checkpoint none|aligned|unaligned|aligned-timeout|" +
+                "at-least-once]",
+            "                      [--checkpoint-interval MS] [--aligned-timeout MS] [--checkpoint-dir DIR]",
+            "                      [--backend heap|chronicle] [--stall MS:EVERY] [--label TEXT] [--csv FILE]",
             "defaults: --idle BUSY_SPIN --rate 1000000 --keys 1000 --warmup-seconds 10 --seconds 20 --chaining true");
 
         IdleStrategyKind idle = IdleStrategyKind.BUSY_SPIN;
@@ -980,6 +1278,15 @@ public final class LatencyHarness
         boolean floor = true;
         /** How long past the window a run may take; negative for the default, max(5 s, measureNanos). */
         long drainNanos = -1;
+        CheckpointKind checkpoint = CheckpointKind.NONE;
+        long checkpointIntervalMillis = 100;
+        long alignedTimeoutMillis = 1;
+        Path checkpointDir;
+        boolean chronicle;
+        long stallNanos;
+        long stallEveryNanos;
+        String label;
+        Path csv;
         boolean help;
 
         /** @return how long past its window a run may take before it is given up as stuck. */
@@ -1038,6 +1345,30 @@ public final class LatencyHarness
                     case "--drain-seconds":
                         o.drainNanos = seconds(value(args, ++i, arg), arg, false);
                         break;
+                    case "--checkpoint":
+                        o.checkpoint = CheckpointKind.parse(value(args, ++i, arg));
+                        break;
+                    case "--checkpoint-interval":
+                        o.checkpointIntervalMillis = positiveLong(value(args, ++i, arg), arg);
+                        break;
+                    case "--aligned-timeout":
+                        o.alignedTimeoutMillis = positiveLong(value(args, ++i, arg), arg);
+                        break;
+                    case "--checkpoint-dir":
+                        o.checkpointDir = Path.of(value(args, ++i, arg));
+                        break;
+                    case "--backend":
+                        o.chronicle = backend(value(args, ++i, arg), arg);
+                        break;
+                    case "--stall":
+                        stall(o, value(args, ++i, arg), arg);
+                        break;
+                    case "--label":
+                        o.label = value(args, ++i, arg);
+                        break;
+                    case "--csv":
+                        o.csv = Path.of(value(args, ++i, arg));
+                        break;
                     case "--help":
                     case "-h":
                         o.help = true;
@@ -1049,6 +1380,10 @@ public final class LatencyHarness
             if (o.pin && o.spareCore)
             {
                 throw new IllegalArgumentException("--pin and --spare-core are exclusive");
+            }
+            if (o.checkpoint == CheckpointKind.NONE && o.checkpointDir != null)
+            {
+                throw new IllegalArgumentException("--checkpoint-dir needs --checkpoint other than none");
             }
             return o;
         }
@@ -1097,6 +1432,44 @@ public final class LatencyHarness
                     ", 86400], was " + text);
             }
             return (long)(value * NANOS_PER_SECOND);
+        }
+
+        private static boolean backend(final String text, final String option)
+        {
+            if ("heap".equalsIgnoreCase(text) || "chronicle".equalsIgnoreCase(text))
+            {
+                return "chronicle".equalsIgnoreCase(text);
+            }
+            throw new IllegalArgumentException(option + " must be heap or chronicle, was " + text);
+        }
+
+        private static void stall(final Options o, final String text, final String option)
+        {
+            final String[] parts = text.split(":", -1);
+            if (parts.length != 2)
+            {
+                throw new IllegalArgumentException(option + " must be MS:EVERY (e.g. 10:50), was " + text);
+            }
+            final long pause = positiveLong(parts[0], option);
+            final long every = positiveLong(parts[1], option);
+            if (pause >= every)
+            {
+                throw new IllegalArgumentException(option + ": the pause (" + pause + " ms) must be shorter than " +
+                    "its period (" + every + " ms)");
+            }
+            o.stallNanos = TimeUnit.MILLISECONDS.toNanos(pause);
+            o.stallEveryNanos = TimeUnit.MILLISECONDS.toNanos(every);
+        }
+
+        /** @return the run's label: --label, or one made of the checkpoint mode, storage and pressure. */
+        String label()
+        {
+            if (label != null)
+            {
+                return label;
+            }
+            return checkpoint.text + (checkpoint == CheckpointKind.NONE ? "" : checkpointDir != null ? "/dir" :
+                "/mem") + (stallNanos > 0 ? "/stall" : "");
         }
 
         private static boolean bool(final String text, final String option)

@@ -2,6 +2,7 @@ package io.ringflow.bench;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -148,6 +149,67 @@ class BenchmarksSmokeTest
         assertThat(report.passed()).isTrue();
         assertThat(report.results()).hasSize(1);
         assertThat(report.results().get(0).histogram().getTotalCount()).isPositive();
+    }
+
+    @Test
+    void latencyHarnessWithCheckpointsAndBackPressureReportsTheCheckpointsOfItsWindow() throws Exception
+    {
+        final LatencyHarness.Report report = harness(
+            "--rate", "20000", "--keys", "100", "--warmup-seconds", "0.2", "--seconds", "0.6",
+            "--checkpoint", "unaligned", "--checkpoint-interval", "20", "--backend", "chronicle",
+            "--stall", "5:100", "--no-floor", "--drain-seconds", "120");
+
+        assertThat(report.passed()).isTrue();
+        final LatencyHarness.CheckpointStats checkpoints = report.results().get(0).checkpoints();
+        assertThat(checkpoints).isNotNull();
+        assertThat(checkpoints.endToEnd().getTotalCount()).isEqualTo(checkpoints.count());
+        assertThat(checkpoints.sync().getTotalCount()).isEqualTo(checkpoints.count());
+    }
+
+    @Test
+    void latencyHarnessCountsOnlyTheCheckpointsThatCompleteInsideTheWindow()
+    {
+        final LatencyHarness.LatencySink sink = new LatencyHarness.LatencySink(10, 0, 1, 0, 0);
+        final LatencyHarness.CheckpointStats stats = new LatencyHarness.CheckpointStats(sink);
+        final io.ringflow.engine.api.CompletedCheckpoint checkpoint =
+            new io.ringflow.engine.api.CompletedCheckpoint(1, 0, 2_000, java.util.Map.of(), List.of(), false);
+
+        stats.record(checkpoint);
+        assertThat(stats.count()).as("before the first record: no window yet").isZero();
+        sink.window(System.nanoTime() - 1_000_000_000L, System.nanoTime() + 3_600_000_000_000L);
+        stats.record(checkpoint);
+        assertThat(stats.count()).isOne();
+        assertThat(stats.endToEnd().getMaxValue()).isBetween(1_990L, 2_010L);
+        sink.window(0, 1);
+        assertThat(stats.count()).as("the window is set once").isOne();
+        final LatencyHarness.LatencySink ended = new LatencyHarness.LatencySink(10, 0, 1, 0, 0);
+        ended.window(System.nanoTime() - 2_000_000_000L, System.nanoTime() - 1_000_000_000L);
+        final LatencyHarness.CheckpointStats after = new LatencyHarness.CheckpointStats(ended);
+        after.record(checkpoint);
+        assertThat(after.count()).as("after the window").isZero();
+    }
+
+    @Test
+    void latencyOverheadHarnessRunsEachModeInItsOwnJvmAndTabulatesThem(@TempDir final Path out) throws Exception
+    {
+        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        final LatencyOverheadHarness.Summary summary;
+        try (PrintStream print = new PrintStream(buffer, true, StandardCharsets.UTF_8))
+        {
+            summary = LatencyOverheadHarness.run(LatencyOverheadHarness.Options.parse("--rate", "20000",
+                "--warmup-seconds", "0.2", "--seconds", "0.5", "--checkpoint-interval", "20", "--modes",
+                "none,aligned", "--storage", "memory,directory", "--pressure", "idle", "--drain-seconds", "120",
+                "--out", out.toString()), print);
+        }
+        System.out.println(buffer.toString(StandardCharsets.UTF_8));
+
+        assertThat(summary.passed()).isTrue();
+        assertThat(summary.rows().keySet()).containsExactly("none", "aligned/mem", "aligned/dir");
+        assertThat(summary.rows().get("none").floorP99()).isPositive();
+        assertThat(summary.rows().get("none").checkpoints()).isZero();
+        assertThat(summary.rows().get("aligned/dir").p99()).isPositive();
+        assertThat(Files.readString(out.resolve("latency-overhead.md"))).contains("| aligned/dir |");
+        assertThat(out.resolve("latency-overhead-idle.png")).isNotEmptyFile();
     }
 
     @Test
