@@ -68,7 +68,12 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
             throw new IllegalStateException("the keyed snapshot of checkpoint " + checkpointId +
                 " was already written or released");
         }
-        final KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups);
+        long expectedEntries = 0;
+        for (final PendingStatePart state : states)
+        {
+            expectedEntries += state.expectedEntries();
+        }
+        final KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups, expectedEntries);
         final List<StateMeta> metas = new ArrayList<>(states.length);
         try
         {
@@ -84,7 +89,8 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
         {
             releaseParts();
         }
-        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas, delta);
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas, delta,
+            entries.bytes());
         entries.writeTo(writer);
         writer.finish();
     }

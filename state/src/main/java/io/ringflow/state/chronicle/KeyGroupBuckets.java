@@ -32,10 +32,23 @@ final class KeyGroupBuckets
     private final CodecBuffer[] buckets;
     private final int[] counts;
     private final int[] limits;
+    /** A bucket's first capacity: its share of the expected entries, so that most never grow. */
+    private final int initialBucketBytes;
 
     /** @param range the key groups of the store being snapshotted. */
     KeyGroupBuckets(final KeyGroupRange range)
     {
+        this(range, 0);
+    }
+
+    /**
+     * @param range           the key groups of the store being snapshotted.
+     * @param expectedEntries about how many entries will be added (only sizes the buckets).
+     */
+    KeyGroupBuckets(final KeyGroupRange range, final long expectedEntries)
+    {
+        // an entry of a Long key and a Long value takes 32 bytes here; a quarter more for uneven key groups
+        this.initialBucketBytes = (int)Math.max(64, Math.min(64 * 1024, expectedEntries * 40 / range.size() + 64));
         this.range = range;
         this.buckets = new CodecBuffer[range.size()];
         this.counts = new int[range.size()];
@@ -70,7 +83,7 @@ final class KeyGroupBuckets
         CodecBuffer bucket = buckets[slot];
         if (bucket == null)
         {
-            bucket = CodecBuffer.growable(256);
+            bucket = CodecBuffer.growable(initialBucketBytes);
             buckets[slot] = bucket;
         }
         final int keyLength = storedKeyLength - StoredKeyLayout.KEY_OFFSET;
@@ -112,6 +125,17 @@ final class KeyGroupBuckets
     void addTombstone(final int keyGroup, final int stateIndex, final byte[] storedKey, final int storedKeyLength)
     {
         add(keyGroup, stateIndex, storedKey, storedKeyLength, null, 0, 0, null, 0, KeyedSnapshotFormat.TOMBSTONE);
+    }
+
+    /** @return the bytes the entries take here (about what the writer will write for them). */
+    long bytes()
+    {
+        long bytes = 0;
+        for (final int limit : limits)
+        {
+            bytes += limit;
+        }
+        return bytes;
     }
 
     /**

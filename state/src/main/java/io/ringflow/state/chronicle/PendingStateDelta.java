@@ -71,7 +71,7 @@ final class PendingStateDelta extends PendingStatePart
         final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
         final FrontOverlay overlay, final List<Set<PreservedKey>> changed)
     {
-        super(state, meta, ttlMillis, barrierTime, overlay);
+        super(state, meta, ttlMillis, barrierTime, overlay, changed.stream().mapToLong(Set::size).sum());
         this.changed = changed;
     }
 

@@ -63,6 +63,8 @@ abstract class PendingStatePart
      * over the map's, live or preserved.
      */
     private final FrontOverlay overlay;
+    /** About how many entries this part will emit, counted at the barrier: only sizes buffers. */
+    private final long expectedEntries;
 
     /**
      * @param state       the state.
@@ -70,10 +72,12 @@ abstract class PendingStatePart
      * @param ttlMillis   its time-to-live, or 0 to keep every entry.
      * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
      * @param overlay     the state's hot-key front as of the barrier, or null when it has none or it was empty.
+     * @param mapEntries  about how many of the map's entries this part will emit, counted at the barrier: only
+     *                    sizes buffers.
      */
     PendingStatePart(
         final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
-        final FrontOverlay overlay)
+        final FrontOverlay overlay, final long mapEntries)
     {
         this.state = state;
         this.meta = meta;
@@ -81,6 +85,13 @@ abstract class PendingStatePart
         this.ttlMillis = ttlMillis;
         this.barrierTime = barrierTime;
         this.overlay = overlay;
+        this.expectedEntries = (overlay == null ? 0 : overlay.size()) + mapEntries;
+    }
+
+    /** @return about how many entries this part will emit (a hint, counted at the barrier). */
+    final long expectedEntries()
+    {
+        return expectedEntries;
     }
 
     /** @return the state. */

@@ -58,7 +58,7 @@ final class PendingStateSnapshot extends PendingStatePart
         final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
         final FrontOverlay overlay)
     {
-        super(state, meta, ttlMillis, barrierTime, overlay);
+        super(state, meta, ttlMillis, barrierTime, overlay, state.entryCount());
         this.occupied = state.occupiedSegments();
     }
 

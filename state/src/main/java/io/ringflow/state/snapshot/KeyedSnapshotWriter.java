@@ -18,14 +18,17 @@ import java.util.List;
  */
 public final class KeyedSnapshotWriter
 {
-    private static final int CHUNK = 64 * 1024;
+    private static final int MAX_CHUNK = 64 * 1024;
+    private static final int MIN_CHUNK = 4 * 1024;
 
     /** Where complete chunks go; not closed here. */
     private final OutputStream destination;
     /** Bytes are assembled here and handed on a chunk at a time: no call per field. */
-    private final byte[] chunkBytes = new byte[CHUNK];
+    private final byte[] chunkBytes;
     /** The format's own fields are big-endian (a {@link ByteBuffer}'s default order); the codecs' bytes are copied. */
-    private final ByteBuffer chunk = ByteBuffer.wrap(chunkBytes);
+    private final ByteBuffer chunk;
+    /** {@code chunkBytes.length}: 64 KiB, less for a snapshot known to be smaller (less garbage per checkpoint). */
+    private final int chunkSize;
     private int position;
     /** Bytes handed to the destination so far. */
     private long flushed;
@@ -68,6 +71,28 @@ public final class KeyedSnapshotWriter
         final OutputStream destination, final int maxParallelism, final KeyGroupRange range,
         final List<StateMeta> states, final boolean delta) throws IOException
     {
+        this(destination, maxParallelism, range, states, delta, MAX_CHUNK);
+    }
+
+    /**
+     * Writes the header of a full snapshot or of a delta, assembling at most {@code expectedEntryBytes} plus a few
+     * KiB (and at most 64 KiB) before each hand-off to the destination: a small snapshot allocates a small chunk.
+     *
+     * @param destination        where the snapshot goes; not closed here.
+     * @param maxParallelism     the job's number of key groups.
+     * @param range              the key groups the writing subtask owns.
+     * @param states             the states, in the order their entries refer to them.
+     * @param delta              whether this is a delta, which may hold tombstones.
+     * @param expectedEntryBytes about how many bytes the entries take; only sizes the chunk.
+     * @throws IOException when writing fails.
+     */
+    public KeyedSnapshotWriter(
+        final OutputStream destination, final int maxParallelism, final KeyGroupRange range,
+        final List<StateMeta> states, final boolean delta, final long expectedEntryBytes) throws IOException
+    {
+        this.chunkSize = (int)Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, expectedEntryBytes + MIN_CHUNK));
+        this.chunkBytes = new byte[chunkSize];
+        this.chunk = ByteBuffer.wrap(chunkBytes);
         this.destination = destination;
         this.statesCount = states.size();
         this.range = range;
@@ -229,11 +254,11 @@ public final class KeyedSnapshotWriter
         int done = 0;
         while (done < length)
         {
-            if (position == CHUNK)
+            if (position == chunkSize)
             {
                 flushChunk();
             }
-            final int part = Math.min(length - done, CHUNK - position);
+            final int part = Math.min(length - done, chunkSize - position);
             buffer.getBytes(offset + done, chunkBytes, position, part);
             position += part;
             done += part;
@@ -269,7 +294,7 @@ public final class KeyedSnapshotWriter
 
     private void ensure(final int bytes) throws IOException
     {
-        if (position + bytes > CHUNK)
+        if (position + bytes > chunkSize)
         {
             flushChunk();
         }

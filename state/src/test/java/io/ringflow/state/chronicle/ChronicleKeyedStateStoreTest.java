@@ -413,6 +413,50 @@ class ChronicleKeyedStateStoreTest
         assertThat(allocated).as("bytes allocated by 200,000 increments").isLessThan(64 * 1024);
     }
 
+    /**
+     * The synchronous part of a snapshot (the barrier's work on the task thread) copies the hot-key front and one bit
+     * per segment, and counts nothing by visiting segments: what it allocates is the same for maps sized for a
+     * thousand entries and for ten million (thousands of segments), counted in bytes, not timed.
+     */
+    @Test
+    void theSynchronousPartDoesNotGrowWithTheMapsCapacity()
+    {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final long small = syncPartBytes(threads, ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000));
+        final long large =
+            syncPartBytes(threads, ChronicleStateConfig.defaults().withExpectedEntriesPerState(10_000_000));
+
+        assertThat(large).as("bytes of one synchronous part, maps sized for 10 M entries vs 1,000 (%d)", small)
+            .isLessThan(small + 4 * 1024);
+    }
+
+    /** @return the least bytes allocated by {@code snapshot(id)} over a few rounds, 200 keys in two states. */
+    private long syncPartBytes(final com.sun.management.ThreadMXBean threads, final ChronicleStateConfig config)
+    {
+        final ChronicleKeyedStateStore store = open(config);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final ValueState<String> names = store.getValueState(new ValueStateDescriptor<>("names", String.class, ""));
+        for (long key = 0; key < 200; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+            names.update("n" + key);
+        }
+        long least = Long.MAX_VALUE;
+        for (int round = 0; round < 20; round++)
+        {
+            final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            final KeyedStateSnapshot snapshot = store.snapshot(round + 1);
+            least = Math.min(least, threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
+            snapshot.release();
+        }
+        store.close();
+        return least;
+    }
+
     // ------------------------------------------------------------------------------------------------ other kinds
 
     @Test
