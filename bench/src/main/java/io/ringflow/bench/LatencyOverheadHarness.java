@@ -5,16 +5,19 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.data.category.DefaultCategoryDataset;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -43,7 +46,8 @@ import java.util.stream.Stream;
  * {@code --checkpoint-interval MS} (100), {@code --aligned-timeout MS} (1), {@code --modes} (all five, comma-separated),
  * {@code --storage memory,directory}, {@code --pressure idle,stall}, {@code --stall MS:EVERY} (10:50),
  * {@code --idle KIND} (BACKOFF, the default), {@code --backend chronicle|heap} (chronicle, the default), {@code --rounds N}
- * (1), {@code --out DIR} (bench/results/latency-overhead-TIMESTAMP).
+ * (1), {@code --out DIR} (bench/results/latency-overhead-TIMESTAMP), {@code --report-only} (no runs: the table and charts
+ * again from {@code DIR/runs.csv}, with the options given for the header).
  *
  * <p>Run from the repository root, with a fixed pre-touched heap; every run checks its output as LatencyHarness does:
  * <pre>
@@ -100,6 +104,10 @@ public final class LatencyOverheadHarness
     {
         Files.createDirectories(options.out);
         final Path csv = options.out.resolve("runs.csv");
+        if (options.reportOnly)
+        {
+            return report(options, csv, true, out);
+        }
         Files.deleteIfExists(csv);
         final List<List<String>> configurations = configurations(options);
         out.printf(Locale.ROOT, "latency overhead: %d configurations x %d rounds, %,d records/s, %.1f s warm-up + " +
@@ -138,6 +146,12 @@ public final class LatencyOverheadHarness
                 }
             }
         }
+        return report(options, csv, passed, out);
+    }
+
+    private static Summary report(final Options options, final Path csv, final boolean passed, final PrintStream out)
+        throws IOException
+    {
         final Map<String, Row> medians = medians(csv);
         final String table = table(options, medians);
         Files.writeString(options.out.resolve("latency-overhead.md"), table, StandardCharsets.UTF_8);
@@ -297,9 +311,10 @@ public final class LatencyOverheadHarness
     {
         final StringBuilder table = new StringBuilder();
         table.append(String.format(Locale.ROOT, "%,d records/s, %.1f s after a %.1f s warm-up, checkpoints every " +
-            "%d ms, %s backend, idle %s, back-pressure: sink pauses %s (ms:every ms); medians of %d round(s); " +
-            "latencies in µs%n%n", options.rate, options.seconds, options.warmupSeconds,
-            options.checkpointIntervalMillis, options.backend, options.idle, options.stall, options.rounds));
+            "%d ms, %s backend, idle %s%s; medians of %d round(s); latencies in µs%n%n", options.rate,
+            options.seconds, options.warmupSeconds, options.checkpointIntervalMillis, options.backend, options.idle,
+            options.pressures.contains("stall") ? ", back-pressure (/stall): the sink pauses " +
+                options.stall.replace(":", " ms every ") + " ms" : "", options.rounds));
         table.append("| Run | p50 | p99 | p99.9 | max | p99 / no checkpoints | checkpoints | checkpoint p50 | " +
             "checkpoint p99 | sync p50 | async p50 |\n");
         table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -360,8 +375,13 @@ public final class LatencyOverheadHarness
             PlotOrientation.VERTICAL, true, false, false);
         final CategoryPlot plot = figure.getCategoryPlot();
         final LogAxis y = new LogAxis("latency (µs, log scale)");
+        y.setBase(10);
         y.setSmallestValue(0.1);
+        y.setTickUnit(new NumberTickUnit(1));
+        y.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
         plot.setRangeAxis(y);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
         ChartUtils.saveChartAsPNG(options.out.resolve("latency-overhead-" + pressure + ".png").toFile(), figure,
             1000, 560);
@@ -394,6 +414,7 @@ public final class LatencyOverheadHarness
         String idle = "BACKOFF";
         String backend = "chronicle";
         int rounds = 1;
+        boolean reportOnly;
         Path out = Path.of("bench", "results", "latency-overhead-" +
             LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
 
@@ -408,6 +429,11 @@ public final class LatencyOverheadHarness
             for (int i = 0; i < args.length; i++)
             {
                 final String arg = args[i];
+                if ("--report-only".equals(arg))
+                {
+                    o.reportOnly = true;
+                    continue;
+                }
                 if (i + 1 >= args.length)
                 {
                     throw new IllegalArgumentException(arg + " needs a value");
