@@ -123,9 +123,10 @@ import java.util.concurrent.locks.LockSupport;
  * --csv FILE            append one line of results to FILE (header written when FILE is new)
  * </pre>
  *
- * <p>With checkpoints, the run also prints the distribution of the checkpoints that completed inside the measurement
- * window: end to end (trigger to the last acknowledgement), the slowest task's synchronous part and asynchronous
- * part.
+ * <p>With checkpoints, the run also prints the distribution of the checkpoints that completed from the start of the
+ * measurement window until the job stopped (the job runs until at least one has, and the run fails if none did
+ * before its drain deadline): end to end (trigger to the last acknowledgement), the slowest task's synchronous part
+ * and asynchronous part.
  * Run with a fixed, pre-touched heap, e.g.
  * {@code java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -cp bench/target/benchmarks.jar io.ringflow.bench.LatencyHarness}
  * (plus the Ringflow JVM flags, see README.md). The harness allocates nothing per record beyond what the job itself
@@ -241,7 +242,7 @@ public final class LatencyHarness
         if (checkpoints != null)
         {
             out.println();
-            out.printf(Locale.ROOT, "checkpoints in the window: %d; us p50 / p99 / max: end to end %s, sync (slowest " +
+            out.printf(Locale.ROOT, "checkpoints completed after the window began: %d; us p50 / p99 / max: end to end %s, sync (slowest " +
                 "task) %s, async %s%n", checkpoints.count(), triple(checkpoints.endToEnd()),
                 triple(checkpoints.sync()), triple(checkpoints.async()));
         }
@@ -419,7 +420,10 @@ public final class LatencyHarness
         try (JobHandle job = env.execute("latency-harness"))
         {
             job.onCheckpointCompleted(checkpointStats::record);
-            while (!sink.windowDelivered() && !job.status().isTerminal() && System.nanoTime() < deadline)
+            final boolean checkpointing = options.checkpoint != CheckpointKind.NONE;
+            // with checkpoints, the job also runs until one has completed since the window began
+            while ((!sink.windowDelivered() || checkpointing && checkpointStats.count() == 0) &&
+                !job.status().isTerminal() && System.nanoTime() < deadline)
             {
                 Thread.sleep(10);
             }
@@ -550,9 +554,17 @@ public final class LatencyHarness
                     inFlightBound)));
             }
         }
-        if (options.checkpoint != CheckpointKind.NONE && checkpointStats.count() == 0)
+        if (options.checkpoint != CheckpointKind.NONE)
         {
-            checks.add("[warn] " + name + ": no checkpoint completed inside the measurement window");
+            if (checkpointStats.count() > 0)
+            {
+                checks.add(ok(name, checkpointStats.count() + " checkpoints completed after the window began"));
+            }
+            else
+            {
+                passed = false;
+                checks.add(fail(name, "no checkpoint completed after the window began"));
+            }
         }
         final RunResult result = new RunResult(name + " page-view", histogram,
             receivedInWindow * 1e9 / options.measureNanos, checks, passed,
@@ -597,9 +609,8 @@ public final class LatencyHarness
         private final long stallEveryNanos;
         final List<LatencyWriter> writers = new CopyOnWriteArrayList<>();
         private volatile boolean windowDelivered;
-        /** The measurement window in nanoTime, set by the first writer at its first record; MAX_VALUE before. */
+        /** The measurement window's start in nanoTime, set by the first writer at its first record; MAX_VALUE before. */
         private volatile long windowStartNanos = Long.MAX_VALUE;
-        private volatile long windowEndNanos = Long.MAX_VALUE;
 
         LatencySink(final int keys, final long warmupNanos, final long measureNanos, final long stallNanos,
             final long stallEveryNanos)
@@ -611,17 +622,17 @@ public final class LatencyHarness
             this.stallEveryNanos = stallEveryNanos;
         }
 
-        /** @return whether {@code nanoTime} falls inside the measurement window. */
-        boolean inWindow(final long nanoTime)
+        /** @return whether the measurement window has begun by {@code nanoTime}. */
+        boolean windowStarted(final long nanoTime)
         {
-            return nanoTime >= windowStartNanos && nanoTime < windowEndNanos;
+            return nanoTime >= windowStartNanos;
         }
 
-        void window(final long start, final long end)
+        /** Sets the window's start, once: the first writer's first record decides it. */
+        void window(final long start)
         {
             if (windowStartNanos == Long.MAX_VALUE)
             {
-                windowEndNanos = end;
                 windowStartNanos = start;
             }
         }
@@ -694,7 +705,7 @@ public final class LatencyHarness
             {
                 windowStart = due + warmupNanos;
                 windowEnd = windowStart + measureNanos;
-                sink.window(windowStart, windowEnd);
+                sink.window(windowStart);
                 if (stallNanos > 0)
                 {
                     nextStallDue = due + stallEveryNanos;
@@ -1098,8 +1109,9 @@ public final class LatencyHarness
     }
 
     /**
-     * The checkpoints that completed inside the measurement window: end to end, and the slowest task's synchronous
-     * and asynchronous parts, in nanoseconds. Recorded by whichever thread completes a checkpoint (once per
+     * The checkpoints that completed from the start of the measurement window until the job stopped (which, with
+     * checkpoints, waits for at least one): end to end, and the slowest task's synchronous and asynchronous parts, in
+     * nanoseconds. Recorded by whichever thread completes a checkpoint (once per
      * checkpoint, under this object's lock); read by the main thread after the job stopped.
      */
     public static final class CheckpointStats
@@ -1116,7 +1128,7 @@ public final class LatencyHarness
 
         synchronized void record(final CompletedCheckpoint checkpoint)
         {
-            if (sink.inWindow(System.nanoTime()))
+            if (sink.windowStarted(System.nanoTime()))
             {
                 endToEnd.recordValue(clamp(checkpoint.durationNanos()));
                 sync.recordValue(clamp(checkpoint.maxSyncNanos()));
@@ -1129,7 +1141,7 @@ public final class LatencyHarness
             return Math.max(1, Math.min(MAX_RECORDABLE_NANOS, nanos));
         }
 
-        /** @return checkpoints completed inside the window. */
+        /** @return checkpoints completed since the window began. */
         public synchronized long count()
         {
             return endToEnd.getTotalCount();
@@ -1365,6 +1377,11 @@ public final class LatencyHarness
                         break;
                     case "--label":
                         o.label = value(args, ++i, arg);
+                        if (o.label.contains(",") || o.label.contains("\n"))
+                        {
+                            throw new IllegalArgumentException("--label must not contain a comma or a line break " +
+                                "(it is a CSV field), was " + o.label);
+                        }
                         break;
                     case "--csv":
                         o.csv = Path.of(value(args, ++i, arg));

@@ -128,22 +128,32 @@ public final class LatencyOverheadHarness
                     label.replace('/', '-')));
                 out.printf(Locale.ROOT, "  round %d/%d  %-24s ", round + 1, options.rounds, label);
                 out.flush();
+                // the job's window and drain, then (without checkpoints) the floor's, plus JVM start-up
+                final double oneRun = options.warmupSeconds + options.seconds +
+                    (options.drainSeconds > 0 ? options.drainSeconds : Math.max(5, options.seconds));
+                final long limitSeconds = (long)((command.contains("--no-floor") ? 1 : 2) * oneRun) + 120;
                 final Process process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
-                final long limitSeconds = (long)(options.warmupSeconds + options.seconds) + 120;
-                final boolean ended = process.waitFor(limitSeconds, TimeUnit.SECONDS);
-                if (!ended)
+                boolean ended = false;
+                try
                 {
-                    process.destroyForcibly().waitFor();
+                    ended = process.waitFor(limitSeconds, TimeUnit.SECONDS);
                 }
-                final boolean ok = ended && process.exitValue() == 0;
+                finally
+                {
+                    if (!ended)
+                    {
+                        process.destroyForcibly().waitFor();
+                    }
+                    if (checkpointDir != null)
+                    {
+                        deleteTree(checkpointDir);
+                    }
+                }
+                final boolean ok = process.exitValue() == 0;
                 passed &= ok;
                 out.println(ok ? "passed" : ended ? "FAILED (see " + log.getFileName() + ")" :
                     "FAILED: did not end within " + limitSeconds + " s");
-                if (checkpointDir != null)
-                {
-                    deleteTree(checkpointDir);
-                }
             }
         }
         return report(options, csv, passed, out);
@@ -323,7 +333,7 @@ public final class LatencyOverheadHarness
             final Row base = rows.get("none" + (row.label().endsWith("/stall") ? "/stall" : ""));
             table.append(String.format(Locale.ROOT, "| %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                 row.label(), row.passed() ? "" : " (checks FAILED)", us(row.p50()), us(row.p99()), us(row.p999()),
-                us(row.max()), base == null || row == base ? "1" : String.format(Locale.ROOT, "%.2f",
+                us(row.max()), base == null ? "-" : row == base ? "1" : String.format(Locale.ROOT, "%.2f",
                     row.p99() / base.p99()), Double.isNaN(row.checkpoints()) || row.checkpoints() == 0 ? "-" :
                     String.format(Locale.ROOT, "%.0f", row.checkpoints()), us(row.checkpointP50()),
                 us(row.checkpointP99()), us(row.syncP50()), us(row.asyncP50())));
@@ -461,6 +471,10 @@ public final class LatencyOverheadHarness
             if (o.rate <= 0 || o.seconds <= 0 || o.warmupSeconds < 0 || o.rounds <= 0)
             {
                 throw new IllegalArgumentException("--rate, --seconds and --rounds must be > 0, --warmup-seconds >= 0");
+            }
+            if (o.reportOnly && !java.util.Arrays.asList(args).contains("--out"))
+            {
+                throw new IllegalArgumentException("--report-only needs --out DIR (the directory of a finished run)");
             }
             // the same checks as each run makes, before the first one starts
             LatencyHarness.Options.parse("--idle", o.idle, "--backend", o.backend, "--stall", o.stall);

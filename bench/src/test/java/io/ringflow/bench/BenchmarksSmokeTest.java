@@ -161,13 +161,17 @@ class BenchmarksSmokeTest
 
         assertThat(report.passed()).isTrue();
         final LatencyHarness.CheckpointStats checkpoints = report.results().get(0).checkpoints();
-        assertThat(checkpoints).isNotNull();
-        assertThat(checkpoints.endToEnd().getTotalCount()).isEqualTo(checkpoints.count());
-        assertThat(checkpoints.sync().getTotalCount()).isEqualTo(checkpoints.count());
+        // the run waits for a checkpoint after the window began, however slow the machine
+        assertThat(checkpoints.count()).isPositive();
+        assertThat(checkpoints.endToEnd().getMaxValue()).isPositive();
+        assertThat(checkpoints.sync().getMaxValue()).isPositive();
+        assertThat(checkpoints.async().getMaxValue()).isPositive();
+        // every record due during a 5 ms pause of the sink waits for its end: the back-pressure happened
+        assertThat(report.results().get(0).histogram().getMaxValue()).isGreaterThan(1_000_000L);
     }
 
     @Test
-    void latencyHarnessCountsOnlyTheCheckpointsThatCompleteInsideTheWindow()
+    void latencyHarnessCountsOnlyTheCheckpointsThatCompleteOnceTheWindowBegan()
     {
         final LatencyHarness.LatencySink sink = new LatencyHarness.LatencySink(10, 0, 1, 0, 0);
         final LatencyHarness.CheckpointStats stats = new LatencyHarness.CheckpointStats(sink);
@@ -176,17 +180,16 @@ class BenchmarksSmokeTest
 
         stats.record(checkpoint);
         assertThat(stats.count()).as("before the first record: no window yet").isZero();
-        sink.window(System.nanoTime() - 1_000_000_000L, System.nanoTime() + 3_600_000_000_000L);
+        sink.window(System.nanoTime() + 3_600_000_000_000L);
         stats.record(checkpoint);
-        assertThat(stats.count()).isOne();
-        assertThat(stats.endToEnd().getMaxValue()).isBetween(1_990L, 2_010L);
-        sink.window(0, 1);
-        assertThat(stats.count()).as("the window is set once").isOne();
-        final LatencyHarness.LatencySink ended = new LatencyHarness.LatencySink(10, 0, 1, 0, 0);
-        ended.window(System.nanoTime() - 2_000_000_000L, System.nanoTime() - 1_000_000_000L);
-        final LatencyHarness.CheckpointStats after = new LatencyHarness.CheckpointStats(ended);
-        after.record(checkpoint);
-        assertThat(after.count()).as("after the window").isZero();
+        assertThat(stats.count()).as("the window begins in an hour").isZero();
+        final LatencyHarness.LatencySink begun = new LatencyHarness.LatencySink(10, 0, 1, 0, 0);
+        begun.window(System.nanoTime() - 1_000_000_000L);
+        begun.window(System.nanoTime() + 3_600_000_000_000L);
+        final LatencyHarness.CheckpointStats counted = new LatencyHarness.CheckpointStats(begun);
+        counted.record(checkpoint);
+        assertThat(counted.count()).as("the window is set once, by the first record").isOne();
+        assertThat(counted.endToEnd().getMaxValue()).isBetween(1_990L, 2_010L);
     }
 
     @Test
@@ -207,6 +210,8 @@ class BenchmarksSmokeTest
         assertThat(summary.rows().keySet()).containsExactly("none", "aligned/mem", "aligned/dir");
         assertThat(summary.rows().get("none").floorP99()).isPositive();
         assertThat(summary.rows().get("none").checkpoints()).isZero();
+        assertThat(summary.rows().get("aligned/mem").checkpoints()).isPositive();
+        assertThat(summary.rows().get("aligned/dir").checkpoints()).isPositive();
         assertThat(summary.rows().get("aligned/dir").p99()).isPositive();
         assertThat(Files.readString(out.resolve("latency-overhead.md"))).contains("| aligned/dir |");
         assertThat(out.resolve("latency-overhead-idle.png")).isNotEmptyFile();
@@ -249,8 +254,8 @@ class BenchmarksSmokeTest
                 .param("keys", "1000").param("entries", "1000");
         final Collection<RunResult> results = new Runner(options.build()).run();
 
-        // heap, Chronicle and raw Chronicle increments; a snapshot in each backend
-        assertThat(results).hasSize(5);
+        // heap, Chronicle and raw Chronicle increments; a snapshot, and a snapshot written, in each backend
+        assertThat(results).hasSize(7);
         assertProducedScores(results);
     }
 
