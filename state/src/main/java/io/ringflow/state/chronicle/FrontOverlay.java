@@ -2,6 +2,7 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.LongCodec;
+import io.ringflow.state.keyed.KeyGroups;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -163,15 +164,31 @@ final class FrontOverlay
         final EncodedBytes value = new EncodedBytes(64);
         if (longLongs != null)
         {
+            // Long values through the built-in codec too: each entry written as that codec writes it, unboxed
+            final boolean unboxed = valueCodec == (Codec<?>)LongCodec.INSTANCE;
             final Long2LongHashMap.KeyIterator keys = longLongs.keySet().iterator();
             while (keys.hasNext())
             {
                 final long longKey = keys.nextValue();
                 if (longStamps == null || longStamps.get(longKey) >= changedSinceBase)
                 {
-                    encodeEntry(longKey, longLongs.get(longKey), key, value);
-                    consumer.accept(StoredKeyLayout.keyGroup(key.array()), key.array(), key.length(), value.array(),
-                        value.length());
+                    final long longValue = longLongs.get(longKey);
+                    final int keyGroup;
+                    if (unboxed)
+                    {
+                        keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(longKey), maxParallelism);
+                        key.buffer().putLong(StoredKeyLayout.KEY_OFFSET, longKey);
+                        StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
+                        key.length(StoredKeyLayout.KEY_OFFSET + LongCodec.SIZE);
+                        value.buffer().putLong(0, longValue);
+                        value.length(LongCodec.SIZE);
+                    }
+                    else
+                    {
+                        encodeEntry(longKey, longValue, key, value);
+                        keyGroup = StoredKeyLayout.keyGroup(key.array());
+                    }
+                    consumer.accept(keyGroup, key.array(), key.length(), value.array(), value.length());
                 }
             }
         }

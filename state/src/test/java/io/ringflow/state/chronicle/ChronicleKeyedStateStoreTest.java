@@ -800,6 +800,16 @@ class ChronicleKeyedStateStoreTest
         snapshot.release();
         assertThat(SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns()))
             .isEqualTo(Map.of("counts", expected));
+        // each entry sits in its key's own key group, as the general path writes it (a restore reads by group)
+        final List<Long> placed = new ArrayList<>();
+        SnapshotContents.reader(out.toByteArray()).read(ALL, (keyGroup, stateIndex, bytes, keyOffset, keyLength,
+            subKeyOffset, subKeyLength, valueOffset, valueLength) ->
+        {
+            final long key = io.ringflow.state.codec.LongCodec.INSTANCE.decode(bytes, keyOffset, keyLength);
+            assertThat(keyGroup).as("key group of key %d", key).isEqualTo(KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
+            placed.add(key);
+        });
+        assertThat(placed).containsExactlyInAnyOrderElementsOf(expected.keySet().stream().map(k -> (Long)k).toList());
         store.close();
     }
 
