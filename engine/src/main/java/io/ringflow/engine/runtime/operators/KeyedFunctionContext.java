@@ -165,15 +165,7 @@ final class KeyedFunctionContext implements KeyedCoProcessFunction.OnTimerContex
      */
     long enterTimer(final KeyedTimers.Timer timer, final boolean eventTime)
     {
-        final Object key = timer.key();
-        if (key instanceof Long)
-        {
-            state.setCurrentKey(((Long)key).longValue(), timer.keyGroup());
-        }
-        else
-        {
-            state.setCurrentKey(key, timer.keyGroup());
-        }
+        timer.scopeState(state);
         currentKeyGroup = timer.keyGroup();
         firing = eventTime ? TimeDomain.EVENT_TIME : TimeDomain.PROCESSING_TIME;
         final long previous = timestamps.value;

@@ -3,6 +3,7 @@ package io.ringflow.engine.runtime.operators;
 import io.ringflow.engine.api.functions.OperatorListState;
 import io.ringflow.engine.runtime.task.OperatorRuntime;
 import io.ringflow.engine.runtime.task.OperatorStateStore;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
@@ -86,6 +87,24 @@ public final class KeyedTimers implements OperatorStateStore.DeferredState
         public int keyGroup()
         {
             return keyGroup;
+        }
+
+        /**
+         * Scopes keyed state to this timer's key and key group (a {@code Long} key unboxed), before it fires. Task
+         * thread.
+         *
+         * @param state the operator's keyed state.
+         */
+        public void scopeState(final KeyedStateStore state)
+        {
+            if (key instanceof Long)
+            {
+                state.setCurrentKey(((Long)key).longValue(), keyGroup);
+            }
+            else
+            {
+                state.setCurrentKey(key, keyGroup);
+            }
         }
 
         @Override

@@ -699,15 +699,7 @@ public final class WindowOperator extends StreamOperator implements KeyedTimers.
         {
             return;
         }
-        final Object key = timer.key();
-        if (key instanceof Long)
-        {
-            state.setCurrentKey(((Long)key).longValue(), timer.keyGroup());
-        }
-        else
-        {
-            state.setCurrentKey(key, timer.keyGroup());
-        }
+        timer.scopeState(state);
         currentKeyGroup = timer.keyGroup();
         final long time = timer.time();
         try
