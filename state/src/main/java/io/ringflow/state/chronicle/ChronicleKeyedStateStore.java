@@ -70,8 +70,9 @@ import java.util.stream.Stream;
  * <h2>Snapshots: copy-on-write, O(1) at the barrier</h2>
  *
  * {@link #snapshot} gives each state a {@link PendingStateSnapshot}: an empty {@code ConcurrentHashMap} of preserved
- * values and a counter {@code readSegments = 0}. That is O(number of states), whatever the number of keys (plus a copy
- * of each value state's hot-key front, at most {@link ChronicleStateConfig#hotKeysPerState()} entries: see below).
+ * values and a counter {@code readSegments = 0}. That is O(number of states), whatever the number of keys (plus a view
+ * of each value state's hot-key front: O(1) for {@code Long} counters, a copy of the front for other types: see
+ * below).
  * Until the snapshot is written or released:
  * <ul>
  *   <li><b>Task thread</b>, on every change of a key {@code k} of segment {@code s} (update, clear): holding
@@ -119,8 +120,9 @@ import java.util.stream.Stream;
  *
  * A Chronicle lookup costs a query context, a segment lock and a hash of the key bytes, some hundreds of nanoseconds,
  * where a heap map takes tens. So each value state without a time-to-live has a {@link HotKeyFront}, unless
- * {@link ChronicleStateConfig#hotKeysPerState()} is 0: a write-back buffer on the heap of at most C =
- * {@code hotKeysPerState} keys, each mapped to its decoded value ({@code Long} keys in an Agrona
+ * {@link ChronicleStateConfig#hotKeyCapacity} is 0: a write-back buffer on the heap of at most C keys (from the
+ * configured budget, {@link ChronicleStateConfig#hotFrontBytesPerState()}), each mapped to its decoded value
+ * ({@code Long} keys and values unboxed in a {@link CopyOnWriteLongTable}; other {@code Long} keys in an Agrona
  * {@code Long2ObjectHashMap}, looked up without boxing; other keys in a {@code HashMap}).
  * <ul>
  *   <li><b>Reads and writes.</b> A key in the front is read and updated there, with no Chronicle call and no
@@ -130,13 +132,15 @@ import java.util.stream.Stream;
  *   A clear removes the key from both. Keys and values are checked against the maximum entry size before they enter,
  *   so a refused write changes nothing, as without a front.</li>
  *   <li><b>Turnover.</b> Reads and writes of the state are counted as hits or misses of the front over windows of
- *   65,536. When a window ends with the front full and fewer hits than misses, the front holds the wrong keys: every
+ *   65,536. When a window ends with a front of at most 65,536 keys full and fewer hits than misses, the front holds the
+ *   wrong keys: every
  *   entry is written back to the map, through the map's normal write path (so copy-on-write and change tracking
  *   apply), and the front is emptied, so the keys written next, hotter ones more likely, can enter. A write back
  *   the map refuses (full) keeps the front as it is. {@link #writeBackHotKeys()} writes every front back on demand;
  *   {@link #close()} discards them with the rest of the state.</li>
  *   <li><b>Snapshot overlay.</b> At the barrier, {@link #snapshot} and {@link #incrementalSnapshot} copy each
- *   non-empty front into a {@link FrontOverlay} (O(C), the only synchronous work the front adds). Its values are
+ *   non-empty front into a {@link FrontOverlay}: a view of the {@code Long} table (O(1): the task copies a chunk of
+ *   it only if it changes the chunk before the flusher has read it), else a copy of the front (O(C)). Its values are
  *   the barrier values of its keys and newer than the map's, so the flusher encodes it into stored keys and values,
  *   skips every live or preserved map entry whose key is in it, and emits its entries instead. A delta's changed
  *   keys are the map's change sets since the base together with the overlay's keys; the overlay wins for a key of
@@ -319,7 +323,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     public <T> ValueState<T> getValueState(final ValueStateDescriptor<T> descriptor)
     {
         return declare(descriptor, map -> new ChronicleValueState<>(this, map, descriptor,
-            codecs.codecFor(descriptor.type()), config.maxEntrySize(), config.hotKeysPerState()));
+            codecs.codecFor(descriptor.type()), config.maxEntrySize(), config.hotKeyCapacity(true, trackingChanges),
+            config.hotKeyCapacity(false, trackingChanges)));
     }
 
     @Override
@@ -411,7 +416,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * {@inheritDoc}
      *
      * <p>O(number of states): registers a copy-on-write part per state; nothing is copied here but the hot-key
-     * fronts of value states, at most {@link ChronicleStateConfig#hotKeysPerState()} entries each.
+     * fronts of value states whose keys or values are not both {@code Long}s.
      */
     @Override
     public KeyedStateSnapshot snapshot(final long checkpointId)

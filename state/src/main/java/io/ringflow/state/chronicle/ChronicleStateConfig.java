@@ -30,14 +30,23 @@ public final class ChronicleStateConfig
     public static final double DEFAULT_MAX_GROWTH_FACTOR = 4.0;
     /** Largest {@link #maxGrowthFactor()} Chronicle Map accepts. */
     public static final double MAX_GROWTH_FACTOR_LIMIT = 1_000.0;
-    /** Default {@link #hotKeysPerState()}. */
-    public static final int DEFAULT_HOT_KEYS_PER_STATE = 1024;
+    /** Default {@link #hotKeysPerState()}: the front's capacity follows from {@link #hotFrontBytesPerState()}. */
+    public static final int HOT_KEYS_FROM_BUDGET = -1;
     /** Largest {@link #hotKeysPerState()}. */
-    public static final int MAX_HOT_KEYS_PER_STATE = 1 << 20;
+    public static final int MAX_HOT_KEYS_PER_STATE = 1 << 27;
+    /** Default {@link #hotFrontBytesPerState()}: 64 MiB. */
+    public static final long DEFAULT_HOT_FRONT_BYTES_PER_STATE = 64L << 20;
+    /**
+     * Heap bytes per key of a front of {@code Long} keys and values: two slots of 16 bytes (load at most one half),
+     * 24 when change stamps are kept for incremental checkpoints.
+     */
+    static final int UNBOXED_FRONT_BYTES_PER_SLOT = 16;
+    /** Heap bytes per entry of a front of boxed keys or values, besides the encoded sizes: map node, boxes, table. */
+    static final int BOXED_FRONT_OVERHEAD_BYTES = 96;
 
     private static final ChronicleStateConfig DEFAULTS = new ChronicleStateConfig(DEFAULT_EXPECTED_ENTRIES,
         DEFAULT_AVERAGE_KEY_SIZE, DEFAULT_AVERAGE_VALUE_SIZE, DEFAULT_MAX_ENTRY_SIZE, DEFAULT_MAX_GROWTH_FACTOR, null,
-        DEFAULT_HOT_KEYS_PER_STATE);
+        HOT_KEYS_FROM_BUDGET, DEFAULT_HOT_FRONT_BYTES_PER_STATE);
 
     private final long expectedEntriesPerState;
     private final int averageKeySize;
@@ -46,15 +55,31 @@ public final class ChronicleStateConfig
     private final double maxGrowthFactor;
     private final Path directory;
     private final int hotKeysPerState;
+    private final long hotFrontBytesPerState;
 
     private ChronicleStateConfig(
         final long expectedEntriesPerState, final int averageKeySize, final int averageValueSize,
-        final int maxEntrySize, final double maxGrowthFactor, final Path directory, final int hotKeysPerState)
+        final int maxEntrySize, final double maxGrowthFactor, final Path directory, final int hotKeysPerState,
+        final long hotFrontBytesPerState)
     {
-        if (hotKeysPerState < 0 || hotKeysPerState > MAX_HOT_KEYS_PER_STATE)
+        if ((hotKeysPerState < 0 && hotKeysPerState != HOT_KEYS_FROM_BUDGET) ||
+            hotKeysPerState > MAX_HOT_KEYS_PER_STATE)
         {
             throw new IllegalArgumentException("hotKeysPerState must be in [0, " + MAX_HOT_KEYS_PER_STATE +
                 "], not " + hotKeysPerState);
+        }
+        if (hotFrontBytesPerState != 0 && hotFrontBytesPerState < 2 * UNBOXED_FRONT_BYTES_PER_SLOT * 1024L)
+        {
+            throw new IllegalArgumentException("hotFrontBytesPerState " + hotFrontBytesPerState + " is below the " +
+                "smallest front, " + 2 * UNBOXED_FRONT_BYTES_PER_SLOT * 1024 + " bytes (1,024 keys of two slots of " +
+                UNBOXED_FRONT_BYTES_PER_SLOT + " bytes); 0 turns the front off");
+        }
+        final long maxHeap = Runtime.getRuntime().maxMemory();
+        if (hotFrontBytesPerState > maxHeap / 2 && hotFrontBytesPerState != DEFAULT_HOT_FRONT_BYTES_PER_STATE)
+        {
+            throw new IllegalArgumentException("hotFrontBytesPerState " + hotFrontBytesPerState + " is more than " +
+                "half of this JVM's maximum heap (" + maxHeap + " bytes): the front lives on the heap; lower it or " +
+                "raise -Xmx");
         }
         if (expectedEntriesPerState < 1 || expectedEntriesPerState > 1L << 40)
         {
@@ -90,11 +115,12 @@ public final class ChronicleStateConfig
         this.maxGrowthFactor = maxGrowthFactor;
         this.directory = directory;
         this.hotKeysPerState = hotKeysPerState;
+        this.hotFrontBytesPerState = hotFrontBytesPerState;
     }
 
     /**
      * @return 1,000,000 entries per state, 8-byte keys, 16-byte values, entries up to 16 KiB, growth to 4 times,
-     * in memory, 1,024 hot keys per value state on the heap.
+     * in memory, a hot-key front of up to 64 MiB per value state on the heap (about 2 million {@code Long} counters).
      */
     public static ChronicleStateConfig defaults()
     {
@@ -165,7 +191,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withExpectedEntriesPerState(final long entries)
     {
         return new ChronicleStateConfig(entries, averageKeySize, averageValueSize, maxEntrySize, maxGrowthFactor,
-            directory, hotKeysPerState);
+            directory, hotKeysPerState, hotFrontBytesPerState);
     }
 
     /**
@@ -175,7 +201,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withAverageKeySize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, bytes, averageValueSize, maxEntrySize,
-            maxGrowthFactor, directory, hotKeysPerState);
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState);
     }
 
     /**
@@ -185,7 +211,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withAverageValueSize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, bytes, maxEntrySize,
-            maxGrowthFactor, directory, hotKeysPerState);
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState);
     }
 
     /**
@@ -195,7 +221,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withMaxEntrySize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, bytes,
-            maxGrowthFactor, directory, hotKeysPerState);
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState);
     }
 
     /**
@@ -205,7 +231,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withMaxGrowthFactor(final double factor)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            factor, directory, hotKeysPerState);
+            factor, directory, hotKeysPerState, hotFrontBytesPerState);
     }
 
     /**
@@ -215,15 +241,15 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withDirectory(final Path path)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            maxGrowthFactor, path, hotKeysPerState);
+            maxGrowthFactor, path, hotKeysPerState, hotFrontBytesPerState);
     }
 
     /**
      * @return how many keys of each value state (without time-to-live) the hot-key front keeps on the heap, decoded,
      * in front of Chronicle Map: reads and writes of those keys never reach the map until they are written back (all
-     * at once, when the front turns over because its keys are not hot, or on
-     * {@link ChronicleKeyedStateStore#writeBackHotKeys()}). 0 disables the front. The synchronous part of a snapshot
-     * copies the front, so its cost grows with this bound, not with the state's size.
+     * at once, when a front of at most 65,536 keys turns over because its keys are not hot, or on
+     * {@link ChronicleKeyedStateStore#writeBackHotKeys()}). 0 disables the front; {@link #HOT_KEYS_FROM_BUDGET} (the
+     * default) derives it from {@link #hotFrontBytesPerState()}.
      */
     public int hotKeysPerState()
     {
@@ -231,13 +257,65 @@ public final class ChronicleStateConfig
     }
 
     /**
-     * @param keys how many keys of each value state the hot-key front keeps on the heap, in [0, 2^20]; 0 disables it.
+     * @return the heap each value state's hot-key front may use, in bytes, when {@link #hotKeysPerState()} is
+     * {@link #HOT_KEYS_FROM_BUDGET}: a front of {@code Long} keys and values holds a key per 32 bytes (48 with the
+     * change stamps of incremental checkpoints), rounded down to a power of two; other fronts a key per
+     * {@code 96 + averageKeySize + averageValueSize} bytes. A front grows as keys arrive, so a small state uses little
+     * of it. 0 disables the front.
+     */
+    public long hotFrontBytesPerState()
+    {
+        return hotFrontBytesPerState;
+    }
+
+    /**
+     * The capacity of one value state's hot-key front.
+     *
+     * @param unboxedLongs  whether keys and values are both {@code Long}s (kept unboxed).
+     * @param tracksChanges whether change stamps are kept (incremental checkpoints).
+     * @return the most keys it holds; 0 for no front.
+     */
+    int hotKeyCapacity(final boolean unboxedLongs, final boolean tracksChanges)
+    {
+        if (hotKeysPerState != HOT_KEYS_FROM_BUDGET)
+        {
+            return hotKeysPerState;
+        }
+        if (hotFrontBytesPerState == 0)
+        {
+            return 0;
+        }
+        if (unboxedLongs)
+        {
+            final long slots = Long.highestOneBit(hotFrontBytesPerState /
+                (UNBOXED_FRONT_BYTES_PER_SLOT + (tracksChanges ? Long.BYTES : 0)));
+            return (int)Math.min(MAX_HOT_KEYS_PER_STATE, slots / 2);
+        }
+        return (int)Math.max(1, Math.min(MAX_HOT_KEYS_PER_STATE,
+            hotFrontBytesPerState / (BOXED_FRONT_OVERHEAD_BYTES + averageKeySize + averageValueSize)));
+    }
+
+    /**
+     * @param bytes the heap each value state's hot-key front may use: 0 (no front), or at least 32 KiB and at most
+     *              half of this JVM's maximum heap. Used when {@link #hotKeysPerState()} is
+     *              {@link #HOT_KEYS_FROM_BUDGET}.
+     * @return a copy with that option.
+     */
+    public ChronicleStateConfig withHotFrontBytesPerState(final long bytes)
+    {
+        return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
+            maxGrowthFactor, directory, hotKeysPerState, bytes);
+    }
+
+    /**
+     * @param keys how many keys of each value state the hot-key front keeps on the heap, in [0, 2^27]; 0 disables it;
+     *             {@link #HOT_KEYS_FROM_BUDGET} sizes it from {@link #hotFrontBytesPerState()}.
      * @return a copy with that option.
      */
     public ChronicleStateConfig withHotKeysPerState(final int keys)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            maxGrowthFactor, directory, keys);
+            maxGrowthFactor, directory, keys, hotFrontBytesPerState);
     }
 
     @Override
@@ -249,6 +327,7 @@ public final class ChronicleStateConfig
             ", maxEntrySize=" + maxEntrySize +
             ", maxGrowthFactor=" + maxGrowthFactor +
             ", directory=" + directory +
-            ", hotKeysPerState=" + hotKeysPerState + '}';
+            ", hotKeysPerState=" + hotKeysPerState +
+            ", hotFrontBytesPerState=" + hotFrontBytesPerState + '}';
     }
 }

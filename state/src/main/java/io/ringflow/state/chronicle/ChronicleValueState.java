@@ -10,8 +10,8 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
  * A {@link ValueState} kept in a {@link StateMap}: one stored value per key, the value as its codec encodes it
  * (after the time-to-live timestamp, when there is one).
  *
- * <p>Without a time-to-live, and unless {@link ChronicleStateConfig#hotKeysPerState()} is 0, a {@link HotKeyFront}
- * sits in front of the map, holding up to that many keys with their decoded values:
+ * <p>Without a time-to-live, and unless the front's capacity ({@link ChronicleStateConfig#hotKeyCapacity}) is 0, a
+ * {@link HotKeyFront} sits in front of the map, holding up to that many keys with their decoded values:
  * <ul>
  *   <li>{@link #value()}: a key in the front is answered from it; any other key is read from the map, as without a
  *   front, and does not enter the front.</li>
@@ -61,18 +61,20 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      * @param descriptor   the declaration.
      * @param codec        the value codec.
      * @param maxEntrySize the largest encoded key plus value accepted.
-     * @param hotKeys      the capacity of the hot-key front; 0 for none. Ignored with a time-to-live.
+     * @param hotKeys      the capacity of the hot-key front when keys and values are both {@code Long}s; 0 for none.
+     *                     Ignored with a time-to-live.
+     * @param boxedHotKeys its capacity otherwise; 0 for none.
      */
     @SuppressWarnings("unchecked")
     ChronicleValueState(
         final ChronicleKeyedStateStore store, final StateMap map, final ValueStateDescriptor<T> descriptor,
-        final Codec<T> codec, final int maxEntrySize, final int hotKeys)
+        final Codec<T> codec, final int maxEntrySize, final int hotKeys, final int boxedHotKeys)
     {
         super(store, map, descriptor, codec, codec, maxEntrySize);
         this.defaultValue = descriptor.defaultValue();
         this.valueBound = codec.maxEncodedLength();
-        this.front = hotKeys > 0 && ttl == null ?
-            new HotKeyFront(store, map, (Codec<Object>)codec, descriptor.name(), hotKeys, maxEntrySize,
+        this.front = hotKeys > 0 && boxedHotKeys > 0 && ttl == null ?
+            new HotKeyFront(store, map, (Codec<Object>)codec, descriptor.name(), hotKeys, boxedHotKeys, maxEntrySize,
                 descriptor.type() == Long.class) : null;
         this.longView = descriptor.type() == Long.class ? new LongView(
             LongValueState.defaultOf((ValueStateDescriptor<Long>)descriptor)) : null;

@@ -3,7 +3,6 @@ package io.ringflow.state.chronicle;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.keyed.KeyGroups;
-import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.HashMap;
@@ -28,11 +27,12 @@ import java.util.Map;
 final class FrontOverlay
 {
     private final String stateName;
-    /** The copied front of {@code Long} keys and values, or null. */
-    private final Long2LongHashMap longLongs;
-    /** With {@link #longLongs} for a delta: the copied change stamps; entries stamped before the base are left out. */
-    private final Long2LongHashMap longStamps;
-    /** The delta's base, or {@code Long.MIN_VALUE} for every entry. */
+    /** The front of {@code Long} keys and values at the barrier, not yet read; or null. */
+    private final CopyOnWriteLongTable.View longLongView;
+    /** {@link #longLongView} once read by the flusher ({@link #longLongs()}). */
+    private CopyOnWriteLongTable.Frozen longLongs;
+    /** The delta's base, or {@code Long.MIN_VALUE} for every entry; with {@link #longLongView}, entries stamped
+     * before it are left out. */
     private final long changedSinceBase;
     /** The copied front of {@code Long} keys, or null. */
     private final Long2ObjectHashMap<Object> longs;
@@ -44,13 +44,12 @@ final class FrontOverlay
     private final int maxEntrySize;
 
     private FrontOverlay(
-        final String stateName, final Long2LongHashMap longLongs, final Long2LongHashMap longStamps,
-        final long changedSinceBase, final Long2ObjectHashMap<Object> longs, final Map<Object, Object> objects,
+        final String stateName, final CopyOnWriteLongTable.View longLongView, final long changedSinceBase,
+        final Long2ObjectHashMap<Object> longs, final Map<Object, Object> objects,
         final Codec<Object> keyCodec, final Codec<Object> valueCodec, final int maxParallelism,
         final int maxEntrySize)
     {
-        this.longLongs = longLongs;
-        this.longStamps = longStamps;
+        this.longLongView = longLongView;
         this.changedSinceBase = changedSinceBase;
         if (keyCodec == null)
         {
@@ -78,7 +77,7 @@ final class FrontOverlay
         final String stateName, final Long2ObjectHashMap<Object> longs, final Codec<Object> keyCodec,
         final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, null, null, Long.MIN_VALUE, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+        return new FrontOverlay(stateName, null, Long.MIN_VALUE, longs, null, keyCodec, valueCodec, maxParallelism, maxEntrySize);
     }
 
     /**
@@ -94,18 +93,17 @@ final class FrontOverlay
         final String stateName, final Map<Object, Object> objects, final Codec<Object> keyCodec,
         final Codec<Object> valueCodec, final int maxParallelism, final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, null, null, Long.MIN_VALUE, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
+        return new FrontOverlay(stateName, null, Long.MIN_VALUE, null, objects, keyCodec, valueCodec, maxParallelism, maxEntrySize);
     }
 
     /**
      * @param stateName        the state's name, for messages.
-     * @param longLongs        a copy of the front's map of {@code Long} keys to unboxed {@code Long} values, owned
-     *                         from now on.
-     * @param longStamps       for a delta, a copy of the front's change stamps (see {@link HotKeyFront}), owned from
-     *                         now on; null for a full snapshot.
+     * @param longLongView     the front's table of {@code Long} keys to unboxed {@code Long} values (with their change
+     *                         stamps, see {@link HotKeyFront}) at the barrier, owned from now on: read by the flusher,
+     *                         or released with the snapshot.
      * @param changedSinceBase for a delta, its base: only entries stamped with it or later are emitted;
      *                         {@code Long.MIN_VALUE} for a full snapshot. Filtering on the flusher keeps the barrier's
-     *                         work to two array copies.
+     *                         work O(1).
      * @param keyCodec         the store's key codec.
      * @param valueCodec       the state's value codec.
      * @param maxParallelism   the job's number of key groups.
@@ -113,18 +111,43 @@ final class FrontOverlay
      * @return the overlay.
      */
     static FrontOverlay ofLongLongs(
-        final String stateName, final Long2LongHashMap longLongs, final Long2LongHashMap longStamps,
-        final long changedSinceBase, final Codec<Object> keyCodec, final Codec<Object> valueCodec,
-        final int maxParallelism, final int maxEntrySize)
+        final String stateName, final CopyOnWriteLongTable.View longLongView, final long changedSinceBase,
+        final Codec<Object> keyCodec, final Codec<Object> valueCodec, final int maxParallelism,
+        final int maxEntrySize)
     {
-        return new FrontOverlay(stateName, longLongs, longStamps, changedSinceBase, null, null, keyCodec, valueCodec,
+        return new FrontOverlay(stateName, longLongView, changedSinceBase, null, null, keyCodec, valueCodec,
             maxParallelism, maxEntrySize);
     }
 
-    /** @return the number of keys. */
+    /** @return the number of keys at the barrier (a delta may emit fewer); any thread. */
     int size()
     {
-        return longLongs != null ? longLongs.size() : longs != null ? longs.size() : objects.size();
+        return longLongView != null ? longLongView.size() : longs != null ? longs.size() : objects.size();
+    }
+
+    /** Flusher: the front's table at the barrier, read at the first call. */
+    private CopyOnWriteLongTable.Frozen longLongs()
+    {
+        if (longLongs == null)
+        {
+            longLongs = longLongView.materialize();
+        }
+        return longLongs;
+    }
+
+    /** Ends the overlay's claim on the front (the task stops copying for it); idempotent, any thread. */
+    void release()
+    {
+        if (longLongView != null)
+        {
+            longLongView.release();
+        }
+    }
+
+    /** @return whether a slot of the front's table belongs in this snapshot: a full one, or changed since the base. */
+    private boolean emitted(final CopyOnWriteLongTable.Frozen table, final int slot)
+    {
+        return table.occupied(slot) && (changedSinceBase == Long.MIN_VALUE || table.stampAt(slot) >= changedSinceBase);
     }
 
     /** Receives one encoded overlay entry; the arrays are reused for the next entry. */
@@ -148,7 +171,7 @@ final class FrontOverlay
      */
     boolean keysEncodeDistinctly()
     {
-        return (longLongs != null || longs != null) && keyCodec == (Codec<?>)LongCodec.INSTANCE;
+        return (longLongView != null || longs != null) && keyCodec == (Codec<?>)LongCodec.INSTANCE;
     }
 
     /**
@@ -162,17 +185,17 @@ final class FrontOverlay
     {
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(64);
-        if (longLongs != null)
+        if (longLongView != null)
         {
             // Long values through the built-in codec too: each entry written as that codec writes it, unboxed
             final boolean unboxed = valueCodec == (Codec<?>)LongCodec.INSTANCE;
-            final Long2LongHashMap.KeyIterator keys = longLongs.keySet().iterator();
-            while (keys.hasNext())
+            final CopyOnWriteLongTable.Frozen table = longLongs();
+            for (int slot = 0, slots = table.slots(); slot < slots; slot++)
             {
-                final long longKey = keys.nextValue();
-                if (longStamps == null || longStamps.get(longKey) >= changedSinceBase)
+                if (emitted(table, slot))
                 {
-                    final long longValue = longLongs.get(longKey);
+                    final long longKey = table.keyAt(slot);
+                    final long longValue = table.valueAt(slot);
                     final int keyGroup;
                     if (unboxed)
                     {
@@ -219,15 +242,16 @@ final class FrontOverlay
         final Map<PreservedKey, byte[]> encoded = new HashMap<>((int)Math.min(1 << 30, size() * 4L / 3 + 1));
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(64);
-        if (longLongs != null)
+        if (longLongView != null)
         {
-            longLongs.forEachLong((longKey, longValue) ->
+            final CopyOnWriteLongTable.Frozen table = longLongs();
+            for (int slot = 0, slots = table.slots(); slot < slots; slot++)
             {
-                if (longStamps == null || longStamps.get(longKey) >= changedSinceBase)
+                if (emitted(table, slot))
                 {
-                    add(encoded, longKey, longValue, key, value);
+                    add(encoded, table.keyAt(slot), table.valueAt(slot), key, value);
                 }
-            });
+            }
         }
         else if (longs != null)
         {

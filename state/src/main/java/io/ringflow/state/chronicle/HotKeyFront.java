@@ -17,7 +17,7 @@ import java.util.Map;
  * <p>Invariants, between calls:
  * <ul>
  *   <li>{@link #size()} {@code <=} {@link #capacity()}: the heap held by a value state is bounded, whatever the
- *   number of keys. The maps are sized once, for the capacity, and never resize.</li>
+ *   number of keys. The maps start small and grow as keys arrive, up to the capacity.</li>
  *   <li>A key here has its newest value here: reads of it never reach the map, and its map entry, if it has one, is
  *   stale. Only writes enter the front ({@link #insert}); a read of a key that is not here goes to the map and does
  *   not insert.</li>
@@ -35,7 +35,8 @@ import java.util.Map;
  * likely, can enter. A write back the map refuses (full) leaves every entry here, where it stays exact; the turnover
  * is then skipped until a later window.
  *
- * <p>Snapshots see the front through {@link #freeze}: a copy of its maps at the barrier, O(capacity). When the map
+ * <p>Snapshots see the front through {@link #freeze}: an O(1) view of the {@link CopyOnWriteLongTable} of
+ * {@code Long} keys and values, or a copy of the other maps at the barrier, O(size). When the map
  * tracks changes (incremental snapshots), each entry also carries the checkpoint id of the last barrier before its
  * last change ({@link #seal} moves it forward at every barrier; -1 before the first); a delta
  * against base {@code b} copies only the entries stamped {@code b} or later: changed after {@code b}'s barrier. An
@@ -54,7 +55,10 @@ final class HotKeyFront
     private final StateMap map;
     private final Codec<Object> valueCodec;
     private final String stateName;
-    private final int capacity;
+    /** The most keys held: {@link #boxedCapacity} once a first key shows that entries are not both {@code Long}s. */
+    private int capacity;
+    /** The most keys held when keys or values are kept boxed. */
+    private final int boxedCapacity;
     private final int maxEntrySize;
     /** Missing value of {@link #longLongs}: a {@code Long} value equal to it never enters the front. */
     static final long NO_LONG = Long.MIN_VALUE;
@@ -62,7 +66,7 @@ final class HotKeyFront
     /** Whether the state's values are {@code Long}s: with {@code Long} keys, kept unboxed in {@link #longLongs}. */
     private final boolean longValues;
     /** The front of {@code Long} keys and values, unboxed; null until the first key, or when not both are. */
-    private Long2LongHashMap longLongs;
+    private CopyOnWriteLongTable longLongs;
     /** The front of {@code Long} keys; null until the first key, or when keys are of another type or values Long. */
     private Long2ObjectHashMap<Object> longs;
     /** The front of keys of another type; null until the first key, or when keys are {@code Long}. */
@@ -98,24 +102,29 @@ final class HotKeyFront
      * @param map          the state's map, where entries are written back.
      * @param valueCodec   the state's value codec.
      * @param stateName    the state's name, for messages.
-     * @param capacity     the most keys held, at least 1.
+     * @param unboxedCapacity the most keys held when keys and values are both {@code Long}s (kept unboxed in a
+     *                        {@link CopyOnWriteLongTable}), at least 1.
+     * @param boxedCapacity   the most keys held otherwise, at least 1.
      * @param maxEntrySize the largest encoded key plus value.
      * @param longValues   whether the state's values are {@code Long}s (kept unboxed with {@code Long} keys).
      */
     HotKeyFront(
         final ChronicleKeyedStateStore store, final StateMap map, final Codec<Object> valueCodec,
-        final String stateName, final int capacity, final int maxEntrySize, final boolean longValues)
+        final String stateName, final int unboxedCapacity, final int boxedCapacity, final int maxEntrySize,
+        final boolean longValues)
     {
         this.longValues = longValues;
-        if (capacity < 1)
+        if (unboxedCapacity < 1 || boxedCapacity < 1 || unboxedCapacity > CopyOnWriteLongTable.MAX_KEYS)
         {
-            throw new IllegalArgumentException("a hot-key front holds at least 1 key, not " + capacity);
+            throw new IllegalArgumentException("a hot-key front holds 1 to " + CopyOnWriteLongTable.MAX_KEYS +
+                " keys, not " + unboxedCapacity + " (unboxed) or " + boxedCapacity + " (boxed)");
         }
         this.store = store;
         this.map = map;
         this.valueCodec = valueCodec;
         this.stateName = stateName;
-        this.capacity = capacity;
+        this.boxedCapacity = boxedCapacity;
+        this.capacity = longValues ? unboxedCapacity : boxedCapacity;
         this.maxEntrySize = maxEntrySize;
     }
 
@@ -127,7 +136,7 @@ final class HotKeyFront
      */
     Object get(final Object key)
     {
-        final Long2LongHashMap longLongs = this.longLongs;
+        final CopyOnWriteLongTable longLongs = this.longLongs;
         if (longLongs != null)
         {
             if (!(key instanceof Long))
@@ -183,7 +192,7 @@ final class HotKeyFront
      */
     boolean replaceLong(final long key, final long value)
     {
-        return longLongs.replace(key, value) != NO_LONG;
+        return longLongs.replace(key, value, NO_LONG);
     }
 
     /** @return whether entries are stamped with their change for incremental snapshots. */
@@ -194,15 +203,7 @@ final class HotKeyFront
 
     boolean replaceLong(final Long key, final long value)
     {
-        if (longLongs.replace(key.longValue(), value) == NO_LONG)
-        {
-            return false;
-        }
-        if (map.tracksChanges())
-        {
-            stamp(key);
-        }
-        return true;
+        return longLongs.replace(key.longValue(), value, map.tracksChanges() ? changeStamp : NO_LONG);
     }
 
     /**
@@ -215,12 +216,13 @@ final class HotKeyFront
     boolean replace(final Object key, final Object value)
     {
         final Long2ObjectHashMap<Object> longs = this.longs;
-        final Long2LongHashMap longLongs = this.longLongs;
+        final CopyOnWriteLongTable longLongs = this.longLongs;
         final boolean replaced;
         if (longLongs != null)
         {
-            replaced = key instanceof Long && longLongs.replace(((Long)key).longValue(), ((Long)value).longValue()) !=
-                NO_LONG;
+            // stamped in the table itself
+            return key instanceof Long && longLongs.replace(((Long)key).longValue(), ((Long)value).longValue(),
+                map.tracksChanges() ? changeStamp : NO_LONG);
         }
         else if (longs != null)
         {
@@ -251,11 +253,11 @@ final class HotKeyFront
     /** Stamps a key here as changed now. */
     private void stamp(final Object key)
     {
-        if (longs != null || longLongs != null)
+        if (longs != null)
         {
             if (longStamps == null)
             {
-                longStamps = new Long2LongHashMap(2 * capacity, 0.5f, Long.MIN_VALUE);
+                longStamps = new Long2LongHashMap(initialSlots(), 0.5f, Long.MIN_VALUE);
             }
             longStamps.put(((Long)key).longValue(), changeStamp);
         }
@@ -263,7 +265,7 @@ final class HotKeyFront
         {
             if (objectStamps == null)
             {
-                objectStamps = new Object2LongHashMap<>(2 * capacity, 0.5f, Long.MIN_VALUE);
+                objectStamps = new Object2LongHashMap<>(initialSlots(), 0.5f, Long.MIN_VALUE);
             }
             objectStamps.put(key, changeStamp);
         }
@@ -277,6 +279,12 @@ final class HotKeyFront
     void seal(final long checkpointId)
     {
         changeStamp = checkpointId;
+    }
+
+    /** @return the initial slots of a map of boxed entries: a large capacity costs what is used. */
+    private int initialSlots()
+    {
+        return (int)Math.min(2L * capacity, 2048);
     }
 
     /** @return whether a key that is not here may enter. */
@@ -305,17 +313,20 @@ final class HotKeyFront
             keyClass = key.getClass();
             if (keyClass == Long.class && longValues)
             {
-                // load factor 1/2 and at least 2 * capacity slots: never resizes, so never allocates again
-                longLongs = new Long2LongHashMap(2 * capacity, 0.5f, NO_LONG);
-            }
-            else if (keyClass == Long.class)
-            {
-                // load factor 1/2 and at least 2 * capacity slots: never resizes, so never allocates again
-                longs = new Long2ObjectHashMap<>(2 * capacity, 0.5f);
+                // grows from a few slots to two per key of the capacity, at most: a large capacity costs what is used
+                longLongs = new CopyOnWriteLongTable(capacity);
             }
             else
             {
-                objects = new HashMap<>((int)Math.min(1 << 30, capacity * 4L / 3 + 1));
+                capacity = boxedCapacity;
+                if (keyClass == Long.class)
+                {
+                    longs = new Long2ObjectHashMap<>(initialSlots(), 0.5f);
+                }
+                else
+                {
+                    objects = new HashMap<>(initialSlots());
+                }
             }
         }
         else if (key.getClass() != keyClass)
@@ -325,19 +336,23 @@ final class HotKeyFront
         }
         if (longLongs != null)
         {
-            longLongs.put(((Long)key).longValue(), ((Long)value).longValue());
-        }
-        else if (longs != null)
-        {
-            longs.put(((Long)key).longValue(), value);
+            longLongs.put(((Long)key).longValue(), ((Long)value).longValue(),
+                map.tracksChanges() ? changeStamp : NO_LONG);
         }
         else
         {
-            objects.put(key, value);
-        }
-        if (map.tracksChanges())
-        {
-            stamp(key);
+            if (longs != null)
+            {
+                longs.put(((Long)key).longValue(), value);
+            }
+            else
+            {
+                objects.put(key, value);
+            }
+            if (map.tracksChanges())
+            {
+                stamp(key);
+            }
         }
         longestKey = Math.max(longestKey, keyLength);
         if (inChronicle)
@@ -354,9 +369,10 @@ final class HotKeyFront
     boolean remove(final Object key)
     {
         final Long2ObjectHashMap<Object> longs = this.longs;
-        final Long2LongHashMap longLongs = this.longLongs;
+        final CopyOnWriteLongTable longLongs = this.longLongs;
         if (longs != null || longLongs != null)
         {
+            // the table drops a removed key's stamp with it
             if (!(key instanceof Long) || (longLongs != null ? longLongs.remove(((Long)key).longValue()) == NO_LONG :
                 longs.remove(((Long)key).longValue()) == null))
             {
@@ -404,7 +420,8 @@ final class HotKeyFront
 
     private void endWindow()
     {
-        final boolean turnOver = size() == capacity && hits < accesses - hits;
+        // a front larger than a window keeps its keys: writing back more than a window's accesses would stall the task
+        final boolean turnOver = size() == capacity && capacity <= WINDOW && hits < accesses - hits;
         accesses = 0;
         hits = 0;
         if (turnOver)
@@ -439,7 +456,7 @@ final class HotKeyFront
         {
             if (longLongs != null)
             {
-                longLongs.forEachLong((key, value) -> writeBack(key, value));
+                longLongs.forEach((key, value) -> writeBack(key, value));
             }
             else if (longs != null)
             {
@@ -480,7 +497,7 @@ final class HotKeyFront
         final int[] count = new int[1];
         if (longLongs != null)
         {
-            longLongs.forEachLong((key, value) -> count[0] += inChronicle(key) ? 1 : 0);
+            longLongs.forEach((key, value) -> count[0] += inChronicle(key) ? 1 : 0);
         }
         else if (longs != null)
         {
@@ -534,7 +551,8 @@ final class HotKeyFront
     }
 
     /**
-     * A frozen copy for a snapshot's barrier: O(capacity), the only synchronous snapshot work the front adds.
+     * The front as of a snapshot's barrier: an O(1) view of the {@code Long} table, else a copy, O(size), the only
+     * synchronous snapshot work the front adds.
      *
      * @param keyCodec         the store's key codec.
      * @param maxParallelism   the job's number of key groups.
@@ -550,15 +568,10 @@ final class HotKeyFront
         }
         if (longLongs != null)
         {
-            if (changedSinceBase == Long.MIN_VALUE)
-            {
-                return FrontOverlay.ofLongLongs(stateName, new Long2LongHashMap(longLongs), null, Long.MIN_VALUE,
-                    keyCodec, valueCodec, maxParallelism, maxEntrySize);
-            }
-            // a delta: both maps copied whole (array copies), the flusher leaves out what is older than the base
-            return longStamps == null ? null : FrontOverlay.ofLongLongs(stateName, new Long2LongHashMap(longLongs),
-                new Long2LongHashMap(longStamps), changedSinceBase, keyCodec, valueCodec, maxParallelism,
-                maxEntrySize);
+            // O(1): the table copies a chunk only when the task changes it before the flusher has read it; for a
+            // delta, the flusher leaves out what is stamped before the base
+            return FrontOverlay.ofLongLongs(stateName, longLongs.snapshot(), changedSinceBase, keyCodec, valueCodec,
+                maxParallelism, maxEntrySize);
         }
         if (changedSinceBase == Long.MIN_VALUE)
         {

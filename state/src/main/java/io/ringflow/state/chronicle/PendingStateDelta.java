@@ -34,8 +34,8 @@ import java.util.Set;
  * <p><b>Hot keys.</b> For a value state with a {@link HotKeyFront}, the changed keys are the map's change sets since
  * the base together with the keys of its {@link FrontOverlay} (the front at this delta's barrier): the overlay's keys
  * are emitted with their overlay values, the other changed keys as above, and a key of both takes the overlay's value
- * (newer than the map's; the flusher does not read the map for it). A delta so carries the whole front, at most
- * {@code hotKeysPerState} entries, changed since the base or not. Why no changed key is missed: a key's value at a
+ * (newer than the map's; the flusher does not read the map for it). A delta carries the front's entries stamped as
+ * changed since the base. Why no changed key is missed: a key's value at a
  * barrier is its front value if it is in the front, else its map value. A key whose value at this barrier differs
  * from the base's therefore had its map entry changed since the base, recorded by {@link StateMap}, or was written in
  * the front since the base, or was in the front at the base and left it since. A key written in the front stays
@@ -180,5 +180,6 @@ final class PendingStateDelta extends PendingStatePart
     {
         finished = true;
         preserved.clear();
+        releaseOverlay();
     }
 }

@@ -184,6 +184,15 @@ abstract class PendingStatePart
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */
     abstract void release();
 
+    /** Ends the overlay's claim on the hot-key front's table, for {@link #release}. Idempotent; any thread. */
+    final void releaseOverlay()
+    {
+        if (overlay != null)
+        {
+            overlay.release();
+        }
+    }
+
     /**
      * Adds one stored entry as of the barrier: a map value split into one entry per user key, and entries that had
      * expired at the barrier left out.

@@ -153,6 +153,7 @@ final class PendingStateSnapshot extends PendingStatePart
     {
         readSegments = Integer.MAX_VALUE;
         preserved.clear();
+        releaseOverlay();
     }
 
     /** Reads one segment's entries, under its update lock (held by Chronicle Map for the whole visit). */

@@ -271,8 +271,9 @@ class ChronicleKeyedStateStoreTest
     @ValueSource(longs = {5, 77, 20_261_130})
     void aFullMapNeverLosesAnEntryWhateverItRefuses(final long seed)
     {
+        // a front of 1,024 keys: the rest of the 6,000 keys must fill the map
         final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000)
-            .withMaxGrowthFactor(2.0));
+            .withMaxGrowthFactor(2.0).withHotKeysPerState(1_024));
         final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
         final Map<Long, String> model = new HashMap<>();
         final Random random = new Random(seed);

@@ -635,23 +635,39 @@ class HotKeyFrontTest
     }
 
     @Test
-    void hotKeysPerStateIsOnByDefaultAndOutOfRangeValuesAreRefusedByName()
+    void theFrontIsSizedByAByteBudgetByDefaultAndOutOfRangeValuesAreRefusedByName()
     {
         final ChronicleStateConfig defaults = ChronicleStateConfig.defaults();
 
-        assertThat(defaults.hotKeysPerState()).isEqualTo(ChronicleStateConfig.DEFAULT_HOT_KEYS_PER_STATE)
-            .isEqualTo(1_024);
+        assertThat(defaults.hotKeysPerState()).isEqualTo(ChronicleStateConfig.HOT_KEYS_FROM_BUDGET);
+        assertThat(defaults.hotFrontBytesPerState()).isEqualTo(64L << 20);
+        // 64 MiB: 4 Mi slots of 16 bytes, two per key; with change stamps (24 bytes a slot) 2 Mi slots
+        assertThat(defaults.hotKeyCapacity(true, false)).isEqualTo(1 << 21);
+        assertThat(defaults.hotKeyCapacity(true, true)).isEqualTo(1 << 20);
+        assertThat(defaults.hotKeyCapacity(false, false)).isEqualTo((int)((64L << 20) / (96 + 8 + 16)));
+        assertThat(defaults.withHotKeysPerState(7).hotKeyCapacity(true, true)).isEqualTo(7);
+        assertThat(defaults.withHotFrontBytesPerState(0).hotKeyCapacity(true, false)).isZero();
         assertThat(defaults.withHotKeysPerState(0).hotKeysPerState()).isZero();
         assertThat(defaults.withHotKeysPerState(ChronicleStateConfig.MAX_HOT_KEYS_PER_STATE).hotKeysPerState())
-            .isEqualTo(1 << 20);
+            .isEqualTo(1 << 27);
         assertThat(defaults.withHotKeysPerState(7).toString()).contains("hotKeysPerState=7");
-        assertThatThrownBy(() -> defaults.withHotKeysPerState(-1))
+        assertThatThrownBy(() -> defaults.withHotKeysPerState(-2))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hotKeysPerState");
         assertThatThrownBy(() -> defaults.withHotKeysPerState(ChronicleStateConfig.MAX_HOT_KEYS_PER_STATE + 1))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hotKeysPerState");
+        assertThatThrownBy(() -> defaults.withHotFrontBytesPerState(1_000))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("hotFrontBytesPerState 1000").hasMessageContaining("32768");
+        final long tooMuch = Runtime.getRuntime().maxMemory();
+        assertThatThrownBy(() -> defaults.withHotFrontBytesPerState(tooMuch))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("hotFrontBytesPerState " + tooMuch).hasMessageContaining("maximum heap");
         final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
-        assertThat(((ChronicleValueState<Long>)counts).front().capacity()).isEqualTo(1_024);
+        assertThat(((ChronicleValueState<Long>)counts).front().capacity()).isEqualTo(1 << 21);
+        final ValueState<String> names = store.getValueState(new ValueStateDescriptor<>("names", String.class));
+        assertThat(((ChronicleValueState<String>)names).front().capacity())
+            .isEqualTo(defaults.hotKeyCapacity(false, false));
     }
 
     // ------------------------------------------------------------------------------------------------ support

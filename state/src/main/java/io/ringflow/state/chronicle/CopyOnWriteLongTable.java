@@ -1,0 +1,628 @@
+package io.ringflow.state.chronicle;
+
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * An open-addressing hash table of {@code long} keys to {@code long} values (with an optional {@code long} change stamp
+ * per entry) whose snapshots copy nothing at the barrier: {@link #snapshot()} returns a {@link View} in O(1), and the
+ * task thread copies a chunk of the table only the first time it changes that chunk after a barrier, and only while a
+ * view's reader has not read that chunk yet. This is the hot-key front's table for {@code Long} keys and values.
+ *
+ * <p><b>Layout.</b> Slots are interleaved in one array, key at {@code 2i}, value at {@code 2i + 1}, so that a lookup
+ * touches one cache line; a value of {@link #MISSING} marks an empty slot (so it is the one value the table cannot
+ * hold). Linear probing from a Fibonacci hash; removal shifts later entries of the probe run back (no tombstones). The
+ * table starts small and doubles, up to the slots for {@code maxKeys} at a load of at most one half, so a table sized
+ * for millions of keys costs only what its keys use. Slots are grouped in chunks of {@link #CHUNK_SLOTS}.
+ *
+ * <p><b>Copy-on-write.</b> Every barrier increments a sequence number {@code seq}; {@code chunkSeq[c] == seq} means
+ * chunk {@code c} needs no copy for any pending view. Before the task changes any slot (insert, replace, remove and
+ * each slot a removal shifts), {@link #beforeWrite} checks that number; the first change of a chunk after a barrier
+ * copies the chunk (entries and stamps) once and hands the copy to every pending view of the same arrays that has not
+ * read the chunk and has no copy of it yet, then stores the copy reference (volatile) and a store-store fence before
+ * the change. A view's reader ({@link View#materialize}), chunk by chunk: copies the live chunk, a load-load fence,
+ * then reads the view's copy reference (volatile); if there is one, it takes the copy instead; then it advances its
+ * {@code cursor} (volatile) past the chunk.
+ *
+ * <p><b>Why a view sees exactly the table at its barrier.</b> Per chunk {@code c} and view {@code V}:
+ * <ol>
+ *   <li>No change of {@code c} since {@code V}'s barrier when the reader copies it: the live chunk is the barrier's.</li>
+ *   <li>The first change of {@code c} after the barrier read {@code V.cursor}. If it was past {@code c}, the reader had
+ *   finished copying {@code c} before advancing the cursor (its reads happen-before that volatile store, which
+ *   happens-before the task's read of it and the change), so the copy cannot contain the change. Otherwise the task
+ *   copied the chunk before changing it: that copy is the barrier's (nothing changed {@code c} since the barrier, or
+ *   that earlier change would have been the first), and its reference was published before any change of the chunk
+ *   (store-store fence). A reader that saw any change in the live chunk therefore sees the reference after its
+ *   load-load fence, and takes the copy; a reader that saw no change copied the barrier's chunk either way.</li>
+ *   <li>Several pending views share one copy: a view without a copy whose cursor is not past {@code c} at the first
+ *   change after a later barrier saw no change of {@code c} since its own barrier (rule 2), so the chunk then equals
+ *   its barrier's chunk too.</li>
+ *   <li>Growing or clearing while views are pending allocates new arrays: the old ones, which the views hold, are
+ *   never written again.</li>
+ * </ol>
+ * This is the optimistic read of a sequence lock ({@link java.util.concurrent.locks.StampedLock}'s validate) per
+ * chunk, with the copy in place of a retry: the task never waits for a reader, and a reader never waits for the task.
+ *
+ * <p>Thread contract: every method of the table on the task thread; a {@link View}'s {@link View#materialize} and
+ * {@link View#release} on any one thread (the flusher), its {@link View#size} on any.
+ */
+final class CopyOnWriteLongTable
+{
+    /** The empty-slot marker, in a slot's value; never a value. */
+    static final long MISSING = Long.MIN_VALUE;
+    /** Slots per chunk, the unit of copy-on-write: 512 slots, 8 KiB of entries. */
+    static final int CHUNK_SLOTS = 512;
+    private static final int CHUNK_SHIFT = 9;
+    /** Slots of a new or cleared table. */
+    private static final int INITIAL_SLOTS = 2 * CHUNK_SLOTS;
+    private static final long FIBONACCI = 0x9E3779B97F4A7C15L;
+    /** The most keys a table holds: 2^27, in 2^28 slots (4 GiB of entries). */
+    static final int MAX_KEYS = 1 << 27;
+
+    private final int maxKeys;
+    private final int maxSlots;
+    /** Key at {@code 2i}, value at {@code 2i + 1}; a value of {@link #MISSING} marks slot {@code i} empty. */
+    private long[] entries;
+    /** Stamp of slot {@code i}, {@link #MISSING} when none; null until the first stamp. */
+    private long[] stamps;
+    /** Per chunk, the {@link #seq} at which it last needed no copy for any pending view. */
+    private long[] chunkSeq;
+    /** Barriers taken; see the class documentation. */
+    private long seq;
+    private int size;
+    private int mask;
+    private int shift;
+    /** Views not known to be done; task thread. */
+    private View[] views = new View[4];
+    private int viewCount;
+    /** Chunk copies made; for tests. */
+    private long chunkCopies;
+
+    /**
+     * @param maxKeys the most keys the table will hold, at least 1; it never grows beyond two slots per key.
+     */
+    CopyOnWriteLongTable(final int maxKeys)
+    {
+        if (maxKeys < 1 || maxKeys > MAX_KEYS)
+        {
+            throw new IllegalArgumentException("a table holds 1 to " + MAX_KEYS + " keys, not " + maxKeys);
+        }
+        this.maxKeys = maxKeys;
+        this.maxSlots = Math.max(INITIAL_SLOTS, Integer.highestOneBit(2 * maxKeys - 1) << 1);
+        allocate(Math.min(INITIAL_SLOTS, maxSlots), false);
+    }
+
+    private void allocate(final int slots, final boolean withStamps)
+    {
+        entries = new long[2 * slots];
+        Arrays.fill(entries, MISSING);
+        if (withStamps)
+        {
+            stamps = new long[slots];
+            Arrays.fill(stamps, MISSING);
+        }
+        else
+        {
+            stamps = null;
+        }
+        chunkSeq = new long[Math.max(1, slots >>> CHUNK_SHIFT)];
+        // new arrays: no view holds them, nothing to copy until the next barrier
+        Arrays.fill(chunkSeq, seq);
+        mask = slots - 1;
+        shift = 64 - Integer.numberOfTrailingZeros(slots);
+    }
+
+    private int home(final long key)
+    {
+        return (int)((key * FIBONACCI) >>> shift);
+    }
+
+    /** @return the slot of {@code key}, or the empty slot where it would go, as {@code -slot - 1}. */
+    private int find(final long key)
+    {
+        final long[] entries = this.entries;
+        int slot = home(key);
+        while (true)
+        {
+            if (entries[2 * slot + 1] == MISSING)
+            {
+                return -slot - 1;
+            }
+            if (entries[2 * slot] == key)
+            {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * @param key a key.
+     * @return its value, or {@link #MISSING}.
+     */
+    long get(final long key)
+    {
+        final long[] entries = this.entries;
+        int slot = home(key);
+        while (true)
+        {
+            final long value = entries[2 * slot + 1];
+            if (value == MISSING || entries[2 * slot] == key)
+            {
+                return value;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * @param key a key.
+     * @return its stamp, or {@link #MISSING} when it has none or is not here.
+     */
+    long stamp(final long key)
+    {
+        final int slot = find(key);
+        return slot < 0 || stamps == null ? MISSING : stamps[slot];
+    }
+
+    /**
+     * Replaces the value of a key that is here; nothing otherwise.
+     *
+     * @param key   a key.
+     * @param value its new value, not {@link #MISSING}.
+     * @param stamp its change stamp, or {@link #MISSING} to leave the stamp as it is.
+     * @return whether the key was here.
+     */
+    boolean replace(final long key, final long value, final long stamp)
+    {
+        final int slot = find(key);
+        if (slot < 0)
+        {
+            return false;
+        }
+        beforeWrite(slot);
+        entries[2 * slot + 1] = value;
+        if (stamp != MISSING)
+        {
+            stampSlot(slot, stamp);
+        }
+        return true;
+    }
+
+    /**
+     * Inserts or replaces.
+     *
+     * @param key   a key.
+     * @param value its value, not {@link #MISSING}.
+     * @param stamp its change stamp, or {@link #MISSING} for none (a replaced entry keeps its stamp).
+     * @return the value it replaced, or {@link #MISSING} when the key was not here.
+     * @throws IllegalStateException when the key is new and the table holds {@code maxKeys} keys.
+     */
+    long put(final long key, final long value, final long stamp)
+    {
+        if (value == MISSING)
+        {
+            throw new IllegalArgumentException("the table cannot hold the value " + MISSING);
+        }
+        int slot = find(key);
+        if (slot >= 0)
+        {
+            beforeWrite(slot);
+            final long old = entries[2 * slot + 1];
+            entries[2 * slot + 1] = value;
+            if (stamp != MISSING)
+            {
+                stampSlot(slot, stamp);
+            }
+            return old;
+        }
+        if (size == maxKeys)
+        {
+            throw new IllegalStateException("the table holds its " + maxKeys + " keys");
+        }
+        if (2 * (size + 1) > mask + 1)
+        {
+            grow();
+            slot = find(key);
+        }
+        slot = -slot - 1;
+        beforeWrite(slot);
+        entries[2 * slot] = key;
+        entries[2 * slot + 1] = value;
+        if (stamp != MISSING || stamps != null)
+        {
+            stampSlot(slot, stamp);
+        }
+        size++;
+        return MISSING;
+    }
+
+    private void stampSlot(final int slot, final long stamp)
+    {
+        if (stamps == null)
+        {
+            // the first stamp: the array is new, so no view holds it (views of these entries see no stamps)
+            stamps = new long[mask + 1];
+            Arrays.fill(stamps, MISSING);
+        }
+        stamps[slot] = stamp;
+    }
+
+    /**
+     * @param key a key.
+     * @return its value before, or {@link #MISSING} when it was not here.
+     */
+    long remove(final long key)
+    {
+        int hole = find(key);
+        if (hole < 0)
+        {
+            return MISSING;
+        }
+        final long[] entries = this.entries;
+        beforeWrite(hole);
+        final long old = entries[2 * hole + 1];
+        entries[2 * hole + 1] = MISSING;
+        if (stamps != null)
+        {
+            stamps[hole] = MISSING;
+        }
+        size--;
+        // shift back the rest of the probe run: an entry moves into the hole when the hole lies on its probe path
+        int slot = (hole + 1) & mask;
+        while (entries[2 * slot + 1] != MISSING)
+        {
+            final int home = home(entries[2 * slot]);
+            if (((slot - home) & mask) >= ((slot - hole) & mask))
+            {
+                beforeWrite(hole);
+                beforeWrite(slot);
+                entries[2 * hole] = entries[2 * slot];
+                entries[2 * hole + 1] = entries[2 * slot + 1];
+                entries[2 * slot + 1] = MISSING;
+                if (stamps != null)
+                {
+                    stamps[hole] = stamps[slot];
+                    stamps[slot] = MISSING;
+                }
+                hole = slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+        return old;
+    }
+
+    /** Removes every key. O(1) when a view holds the arrays (new ones are allocated), else O(slots). */
+    void clear()
+    {
+        if (holdsCurrentArrays())
+        {
+            allocate(Math.min(INITIAL_SLOTS, maxSlots), stamps != null);
+        }
+        else
+        {
+            Arrays.fill(entries, MISSING);
+            if (stamps != null)
+            {
+                Arrays.fill(stamps, MISSING);
+            }
+        }
+        size = 0;
+    }
+
+    private boolean holdsCurrentArrays()
+    {
+        for (int i = 0; i < viewCount; i++)
+        {
+            if (views[i].entries == entries && !views[i].done)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void grow()
+    {
+        final long[] oldEntries = entries;
+        final long[] oldStamps = stamps;
+        // the old arrays are never written again: views that hold them read them as they are
+        allocate(2 * (mask + 1), oldStamps != null);
+        for (int i = 0; i < oldEntries.length; i += 2)
+        {
+            final long value = oldEntries[i + 1];
+            if (value != MISSING)
+            {
+                final int slot = -find(oldEntries[i]) - 1;
+                entries[2 * slot] = oldEntries[i];
+                entries[2 * slot + 1] = value;
+                if (oldStamps != null)
+                {
+                    stamps[slot] = oldStamps[i >>> 1];
+                }
+            }
+        }
+    }
+
+    /** Call before changing {@code slot}: the copy-on-write step (class documentation). */
+    private void beforeWrite(final int slot)
+    {
+        final int chunk = slot >>> CHUNK_SHIFT;
+        if (chunkSeq[chunk] != seq)
+        {
+            chunkSeq[chunk] = seq;
+            if (viewCount > 0)
+            {
+                preserve(chunk);
+            }
+        }
+    }
+
+    private void preserve(final int chunk)
+    {
+        long[] copy = null;
+        int kept = 0;
+        for (int i = 0; i < viewCount; i++)
+        {
+            final View view = views[i];
+            if (view.done)
+            {
+                continue;
+            }
+            views[kept++] = view;
+            if (view.entries == entries && view.cursor <= chunk && view.copyOf(chunk) == null)
+            {
+                if (copy == null)
+                {
+                    copy = copyChunk(chunk);
+                }
+                view.keep(chunk, copy);
+            }
+        }
+        Arrays.fill(views, kept, viewCount, null);
+        viewCount = kept;
+        // the copy's reference is visible before any change of the chunk that follows
+        VarHandle.storeStoreFence();
+    }
+
+    private long[] copyChunk(final int chunk)
+    {
+        final int slots = Math.min(CHUNK_SLOTS, mask + 1);
+        final int from = chunk * slots;
+        final long[] copy = new long[(stamps == null ? 2 : 3) * slots];
+        System.arraycopy(entries, 2 * from, copy, 0, 2 * slots);
+        if (stamps != null)
+        {
+            System.arraycopy(stamps, from, copy, 2 * slots, slots);
+        }
+        chunkCopies++;
+        return copy;
+    }
+
+    /**
+     * A barrier: the table as it is now, for one reader. O(1): nothing is copied here.
+     *
+     * @return the view; it must be materialized or released, else the task keeps copying chunks for it.
+     */
+    View snapshot()
+    {
+        final View view = new View(entries, stamps, size, Math.min(CHUNK_SLOTS, mask + 1));
+        seq++;
+        int kept = 0;
+        for (int i = 0; i < viewCount; i++)
+        {
+            if (!views[i].done)
+            {
+                views[kept++] = views[i];
+            }
+        }
+        Arrays.fill(views, kept, viewCount, null);
+        viewCount = kept;
+        if (viewCount == views.length)
+        {
+            views = Arrays.copyOf(views, 2 * viewCount);
+        }
+        views[viewCount++] = view;
+        return view;
+    }
+
+    /**
+     * @param consumer receives every entry, in slot order; it must not change the table.
+     */
+    void forEach(final EntryConsumer consumer)
+    {
+        final long[] entries = this.entries;
+        for (int i = 0; i < entries.length; i += 2)
+        {
+            if (entries[i + 1] != MISSING)
+            {
+                consumer.accept(entries[i], entries[i + 1]);
+            }
+        }
+    }
+
+    /** @return the keys held. */
+    int size()
+    {
+        return size;
+    }
+
+    /** @return the most keys held. */
+    int maxKeys()
+    {
+        return maxKeys;
+    }
+
+    /** @return the slots allocated now; for tests. */
+    int slots()
+    {
+        return mask + 1;
+    }
+
+    /** @return the chunk copies made for views so far; for tests. */
+    long chunkCopies()
+    {
+        return chunkCopies;
+    }
+
+    /** Receives one entry. */
+    @FunctionalInterface
+    interface EntryConsumer
+    {
+        /**
+         * @param key   the key.
+         * @param value its value.
+         */
+        void accept(long key, long value);
+    }
+
+    /**
+     * The table at one barrier. {@link #materialize} reads it once, then the view is done; {@link #release} ends it
+     * unread.
+     */
+    static final class View
+    {
+        private final long[] entries;
+        private final long[] stamps;
+        private final int size;
+        private final int chunkSlots;
+        /** Chunks the reader has finished; written by the reader, read by the task. */
+        private volatile int cursor;
+        /** Set when the reader needs nothing more; the task then forgets the view. */
+        private volatile boolean done;
+        /** Per chunk, the task's copy of it as of the barrier, or null; allocated by the task at the first copy. */
+        private volatile AtomicReferenceArray<long[]> copies;
+
+        private View(final long[] entries, final long[] stamps, final int size, final int chunkSlots)
+        {
+            this.entries = entries;
+            this.stamps = stamps;
+            this.size = size;
+            this.chunkSlots = chunkSlots;
+        }
+
+        /** @return the keys held at the barrier; any thread. */
+        int size()
+        {
+            return size;
+        }
+
+        private long[] copyOf(final int chunk)
+        {
+            final AtomicReferenceArray<long[]> copies = this.copies;
+            return copies == null ? null : copies.get(chunk);
+        }
+
+        /** Task thread. */
+        private void keep(final int chunk, final long[] copy)
+        {
+            AtomicReferenceArray<long[]> copies = this.copies;
+            if (copies == null)
+            {
+                copies = new AtomicReferenceArray<>(entries.length / 2 / chunkSlots);
+                this.copies = copies;
+            }
+            copies.set(chunk, copy);
+        }
+
+        /**
+         * Reads the table as of the barrier into arrays of its own, then marks the view done. Once, on the reader.
+         *
+         * @return the table at the barrier.
+         */
+        Frozen materialize()
+        {
+            if (done)
+            {
+                throw new IllegalStateException("the view was already read or released");
+            }
+            final int slots = entries.length / 2;
+            final long[] outEntries = new long[entries.length];
+            final long[] outStamps = stamps == null ? null : new long[slots];
+            final int chunks = slots / chunkSlots;
+            for (int chunk = 0; chunk < chunks; chunk++)
+            {
+                final int from = chunk * chunkSlots;
+                System.arraycopy(entries, 2 * from, outEntries, 2 * from, 2 * chunkSlots);
+                if (stamps != null)
+                {
+                    System.arraycopy(stamps, from, outStamps, from, chunkSlots);
+                }
+                // a change seen above implies its copy's reference is seen below
+                VarHandle.loadLoadFence();
+                final long[] copy = copyOf(chunk);
+                if (copy != null)
+                {
+                    System.arraycopy(copy, 0, outEntries, 2 * from, 2 * chunkSlots);
+                    if (stamps != null)
+                    {
+                        // stamps were copied with the chunk, since this view's arrays had them at the barrier
+                        System.arraycopy(copy, 2 * chunkSlots, outStamps, from, chunkSlots);
+                    }
+                }
+                cursor = chunk + 1;
+            }
+            done = true;
+            copies = null;
+            return new Frozen(outEntries, outStamps, size);
+        }
+
+        /** Ends the view unread (or after reading); idempotent, any thread. */
+        void release()
+        {
+            cursor = Integer.MAX_VALUE;
+            done = true;
+            copies = null;
+        }
+    }
+
+    /** The table at one barrier, owned by its reader. */
+    static final class Frozen
+    {
+        private final long[] entries;
+        private final long[] stamps;
+        private final int size;
+
+        private Frozen(final long[] entries, final long[] stamps, final int size)
+        {
+            this.entries = entries;
+            this.stamps = stamps;
+            this.size = size;
+        }
+
+        /** @return the keys held. */
+        int size()
+        {
+            return size;
+        }
+
+        /** @return the number of slots; occupied ones hold entries. */
+        int slots()
+        {
+            return entries.length / 2;
+        }
+
+        /** @return whether slot {@code i} holds an entry. */
+        boolean occupied(final int slot)
+        {
+            return entries[2 * slot + 1] != MISSING;
+        }
+
+        long keyAt(final int slot)
+        {
+            return entries[2 * slot];
+        }
+
+        long valueAt(final int slot)
+        {
+            return entries[2 * slot + 1];
+        }
+
+        /** @return the stamp of slot {@code i}, or {@link #MISSING} when none. */
+        long stampAt(final int slot)
+        {
+            return stamps == null ? MISSING : stamps[slot];
+        }
+    }
+}
