@@ -121,8 +121,11 @@ public class PageViewThroughputBenchmark
     @Param({"HEAP"})
     public BackendChoice stateBackend;
 
-    /** Capacity of the Chronicle backend's hot-key front per value state (its default is 1,024). */
-    @Param({"1024"})
+    /**
+     * Capacity of the Chronicle backend's hot-key front per value state, in keys; -1 (the backend's default) sizes it
+     * from its heap budget, 64 MiB: about 2 million {@code Long} counters.
+     */
+    @Param({"-1"})
     public int hotKeys;
 
     /**

@@ -44,7 +44,8 @@ import java.util.concurrent.TimeUnit;
  * {@code Long}s, drawn uniformly from {@code [0, keys)} and boxed once, in a pre-generated cycle of 2^20; every key
  * holds a value before measurement starts, so every operation updates an existing entry. Chronicle maps are in
  * memory, sized for exactly {@code keys} entries. The Chronicle store runs as the engine runs it: with its hot-key
- * front ({@code hotKeys}, default 1,024 keys per state; 0 turns it off) and with a read's lookup left open for the
+ * front ({@code hotKeys}, default -1: the backend's default, 64 MiB per state, about 2 million keys; 0 turns it
+ * off) and with a read's lookup left open for the
  * write that follows ({@code holdLookups}); the fill writes each key once, then the front holds whichever keys it
  * took first, and turns over when it misses more than it hits.
  *
@@ -151,8 +152,8 @@ public class ValueStateBenchmark
     @State(Scope.Thread)
     public static class ChronicleCounts
     {
-        /** Capacity of the hot-key front per value state; 0 turns it off. */
-        @Param({"1024"})
+        /** Capacity of the hot-key front per value state; 0 turns it off; -1 (the default) sizes it by its budget. */
+        @Param({"-1"})
         public int hotKeys;
 
         /** Whether a read's lookup stays open for the write that follows, as the engine runs the store. */

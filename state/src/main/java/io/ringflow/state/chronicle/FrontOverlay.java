@@ -2,6 +2,7 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.LongCodec;
+import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -172,6 +173,63 @@ final class FrontOverlay
     boolean keysEncodeDistinctly()
     {
         return (longLongView != null || longs != null) && keyCodec == (Codec<?>)LongCodec.INSTANCE;
+    }
+
+    /**
+     * Flusher: the entries of a front of {@code Long} keys and values, both of the built-in codec, that this snapshot
+     * emits (all, or for a delta those changed since its base), sorted by key group (a counting sort over the front's
+     * table), for {@link KeyGroupBuckets#addLongRun}: nothing encoded, nothing copied per entry.
+     *
+     * @param stateIndex the state's index in the snapshot.
+     * @param range      the store's key groups.
+     * @return the run, or null when this overlay is not such a front (then {@link #forEachEncoded} or
+     *     {@link #encode}).
+     * @throws IllegalStateException when a key's key group is outside the range.
+     */
+    KeyGroupBuckets.LongRun sortedLongRun(final int stateIndex, final KeyGroupRange range)
+    {
+        if (longLongView == null || keyCodec != (Codec<?>)LongCodec.INSTANCE || valueCodec != (Codec<?>)LongCodec.INSTANCE)
+        {
+            return null;
+        }
+        final CopyOnWriteLongTable.Frozen table = longLongs();
+        final int start = range.start();
+        final int[] groupStarts = new int[range.size() + 1];
+        final int slots = table.slots();
+        for (int slot = 0; slot < slots; slot++)
+        {
+            if (emitted(table, slot))
+            {
+                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(table.keyAt(slot)), maxParallelism);
+                if (!range.contains(keyGroup))
+                {
+                    throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store that " +
+                        "owns key groups " + range.start() + ".." + range.end() + ": keys must reach the subtask " +
+                        "that owns their key group");
+                }
+                groupStarts[keyGroup - start + 1]++;
+            }
+        }
+        for (int i = 1; i < groupStarts.length; i++)
+        {
+            groupStarts[i] += groupStarts[i - 1];
+        }
+        final int size = groupStarts[groupStarts.length - 1];
+        final long[] keys = new long[size];
+        final long[] values = new long[size];
+        // next free position per key group: the starts, shifted by one (groupStarts itself stays as the result)
+        final int[] next = java.util.Arrays.copyOf(groupStarts, groupStarts.length - 1);
+        for (int slot = 0; slot < slots; slot++)
+        {
+            if (emitted(table, slot))
+            {
+                final long key = table.keyAt(slot);
+                final int at = next[KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) - start]++;
+                keys[at] = key;
+                values[at] = table.valueAt(slot);
+            }
+        }
+        return new KeyGroupBuckets.LongRun(stateIndex, keys, values, groupStarts);
     }
 
     /**

@@ -34,6 +34,26 @@ final class KeyGroupBuckets
     private final int[] limits;
     /** A bucket's first capacity: its share of the expected entries, so that most never grow. */
     private final int initialBucketBytes;
+    /** Runs of {@code Long} entries already sorted by key group, written before each key group's bucket. */
+    private LongRun[] runs = new LongRun[0];
+
+    /**
+     * The {@code Long} keys and values of one state (both of the built-in codec), ordered by key group: the entries of
+     * the range's {@code i}-th key group are at {@code [groupStarts[i], groupStarts[i + 1])}. Written straight by
+     * {@link KeyedSnapshotWriter#longEntry}, never encoded into a bucket.
+     *
+     * @param stateIndex  the state's index in the snapshot.
+     * @param keys        the keys.
+     * @param values      their values.
+     * @param groupStarts per key group of the range, where its entries start; one more element than the range.
+     */
+    record LongRun(int stateIndex, long[] keys, long[] values, int[] groupStarts)
+    {
+        int count(final int slot)
+        {
+            return groupStarts[slot + 1] - groupStarts[slot];
+        }
+    }
 
     /** @param range the key groups of the store being snapshotted. */
     KeyGroupBuckets(final KeyGroupRange range)
@@ -114,6 +134,30 @@ final class KeyGroupBuckets
         counts[slot]++;
     }
 
+    /** @return the key groups of the store being snapshotted. */
+    KeyGroupRange range()
+    {
+        return range;
+    }
+
+    /**
+     * Adds a run of {@code Long} entries sorted by key group, written before the entries added to each key group's
+     * bucket. Not for a state that also emits tombstones here: a delta's tombstone must come before the entries of
+     * its key and state that follow it.
+     *
+     * @param run the entries; its key groups are this range's.
+     */
+    void addLongRun(final LongRun run)
+    {
+        if (run.groupStarts().length != range.size() + 1)
+        {
+            throw new IllegalArgumentException("a run of " + (run.groupStarts().length - 1) + " key groups for a " +
+                "range of " + range.size());
+        }
+        runs = java.util.Arrays.copyOf(runs, runs.length + 1);
+        runs[runs.length - 1] = run;
+    }
+
     /**
      * Adds a tombstone (of a delta): the key has no entry of the state any more, as of the barrier.
      *
@@ -135,6 +179,10 @@ final class KeyGroupBuckets
         {
             bytes += limit;
         }
+        for (final LongRun run : runs)
+        {
+            bytes += (long)run.keys().length * KeyedSnapshotWriter.LONG_ENTRY_BYTES;
+        }
         return bytes;
     }
 
@@ -149,12 +197,30 @@ final class KeyGroupBuckets
         for (int slot = 0; slot < buckets.length; slot++)
         {
             final int count = counts[slot];
+            int inRuns = 0;
+            for (final LongRun run : runs)
+            {
+                inRuns += run.count(slot);
+            }
+            if (count + inRuns == 0)
+            {
+                continue;
+            }
+            writer.startKeyGroup(range.start() + slot, count + inRuns);
+            for (final LongRun run : runs)
+            {
+                final long[] keys = run.keys();
+                final long[] values = run.values();
+                for (int i = run.groupStarts()[slot], end = run.groupStarts()[slot + 1]; i < end; i++)
+                {
+                    writer.longEntry(run.stateIndex(), keys[i], values[i]);
+                }
+            }
             if (count == 0)
             {
                 continue;
             }
             final CodecBuffer bucket = buckets[slot];
-            writer.startKeyGroup(range.start() + slot, count);
             int position = 0;
             for (int e = 0; e < count; e++)
             {

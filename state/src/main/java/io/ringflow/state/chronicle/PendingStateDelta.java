@@ -96,6 +96,13 @@ final class PendingStateDelta extends PendingStatePart
     @Override
     void collect(final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer)
     {
+        if (changed.stream().allMatch(Set::isEmpty) && emitOverlayAsRun(stateIndex, into))
+        {
+            // no map entry changed since the base (a state that lives in its front): the delta is the front's
+            // entries changed since the base, and no tombstone
+            release();
+            return;
+        }
         final Map<PreservedKey, byte[]> front = encodedOverlay();
         final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
         final EncodedBytes key = new EncodedBytes(64);

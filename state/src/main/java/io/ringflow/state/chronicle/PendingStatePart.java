@@ -172,12 +172,40 @@ abstract class PendingStatePart
         {
             return true;
         }
+        if (emitOverlayAsRun(stateIndex, into))
+        {
+            return true;
+        }
         if (!overlay.keysEncodeDistinctly())
         {
             return false;
         }
         overlay.forEachEncoded((keyGroup, key, keyLength, value, valueLength) ->
             emit(into, stateIndex, keyGroup, key, keyLength, value, valueLength));
+        return true;
+    }
+
+    /**
+     * Flusher: emits the overlay's entries as one run sorted by key group ({@link KeyGroupBuckets#addLongRun}), when
+     * it is a front of {@code Long} counters of the built-in codec. The caller makes sure that this part emits no
+     * tombstone (the run is written before the key group's other entries).
+     *
+     * @param stateIndex the state's index in the snapshot.
+     * @param into       where the entries go.
+     * @return whether the overlay was emitted (true when there is none); false, having emitted nothing, otherwise.
+     */
+    final boolean emitOverlayAsRun(final int stateIndex, final KeyGroupBuckets into)
+    {
+        if (overlay == null)
+        {
+            return true;
+        }
+        final KeyGroupBuckets.LongRun run = overlay.sortedLongRun(stateIndex, into.range());
+        if (run == null)
+        {
+            return false;
+        }
+        into.addLongRun(run);
         return true;
     }
 

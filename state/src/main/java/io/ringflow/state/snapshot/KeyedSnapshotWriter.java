@@ -202,6 +202,41 @@ public final class KeyedSnapshotWriter
     }
 
     /**
+     * Writes one entry of the current key group whose key and value are {@code Long}s of the built-in codec: exactly
+     * what {@link #entry} writes for their encodings (eight bytes each, little-endian), without encoding them first.
+     *
+     * @param stateIndex which state, an index into the header's list.
+     * @param key        the key.
+     * @param value      its value.
+     * @throws IOException when writing fails.
+     */
+    public void longEntry(final int stateIndex, final long key, final long value) throws IOException
+    {
+        if (remainingInGroup == 0)
+        {
+            throw new IllegalStateException("more entries than announced for key group " + lastGroup);
+        }
+        if (stateIndex < 0 || stateIndex >= statesCount)
+        {
+            throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
+        }
+        remainingInGroup--;
+        ensure(LONG_ENTRY_BYTES);
+        final ByteBuffer chunk = this.chunk;
+        int at = position;
+        chunk.putInt(at, stateIndex);
+        chunk.putInt(at + 4, Long.BYTES);
+        chunk.putLong(at + 8, Long.reverseBytes(key));
+        chunk.putInt(at + 16, -1);
+        chunk.putInt(at + 20, Long.BYTES);
+        chunk.putLong(at + 24, Long.reverseBytes(value));
+        position = at + LONG_ENTRY_BYTES;
+    }
+
+    /** The bytes {@link #longEntry} writes. */
+    public static final int LONG_ENTRY_BYTES = 32;
+
+    /**
      * Writes a tombstone in the current key group of a delta: the key has no entry of this state any more (for a map
      * state, none of its user keys), as of the delta's barrier; entries of the same key that follow it in the delta
      * are its entries now.
