@@ -255,7 +255,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         this.maxParallelism = maxParallelism;
         this.keyGroups = keyGroups;
         this.currentKeyBytes = new EncodedBytes(Math.min(64, config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET));
-        checkEntryCapacity(config);
+        if (!config.sizedAsDefaults())
+        {
+            // the default sizing is known to hold maxEntrySize (a test builds it); a probe map costs ~0.1 s of start-up
+            checkEntryCapacity(config);
+        }
         this.files = createFilesDirectory(config.directory());
     }
 
@@ -1019,21 +1023,39 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     }
 
     /**
+     * Per map sizing (entries, average key and value sizes, growth factor), the largest entry Chronicle Map takes:
+     * probed once per JVM, since every subtask and every restart of a job builds stores of one sizing.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Long> ENTRY_CAPACITY_BY_SIZING =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
      * Chronicle Map refuses an entry larger than one segment tier; a map of the configured size is built once, in
      * memory, to learn that bound, so a {@code maxEntrySize} it cannot honour fails here rather than on a write.
      */
     static void checkEntryCapacity(final ChronicleStateConfig config)
     {
+        final String sizing = config.expectedEntriesPerState() + "/" + config.averageKeySize() + "/" +
+            config.averageValueSize() + "/" + config.maxGrowthFactor();
+        final Long known = ENTRY_CAPACITY_BY_SIZING.get(sizing);
         final long capacity;
-        try (ChronicleMap<EncodedBytes, EncodedBytes> probe = builder(config, "sizing probe").create())
+        if (known != null)
         {
-            final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)probe;
-            capacity = hash.chunkSize * hash.maxChunksPerEntry;
+            capacity = known;
         }
-        catch (final IllegalArgumentException | IllegalStateException ex)
+        else
         {
-            throw new IllegalArgumentException("Chronicle Map cannot be sized by " + config + ": " + ex.getMessage(),
-                ex);
+            try (ChronicleMap<EncodedBytes, EncodedBytes> probe = builder(config, "sizing probe").create())
+            {
+                final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)probe;
+                capacity = hash.chunkSize * hash.maxChunksPerEntry;
+            }
+            catch (final IllegalArgumentException | IllegalStateException ex)
+            {
+                throw new IllegalArgumentException("Chronicle Map cannot be sized by " + config + ": " +
+                    ex.getMessage(), ex);
+            }
+            ENTRY_CAPACITY_BY_SIZING.put(sizing, capacity);
         }
         final long needed = (long)config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET + ENTRY_OVERHEAD;
         if (capacity < needed)

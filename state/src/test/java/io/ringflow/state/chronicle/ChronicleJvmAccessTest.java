@@ -25,6 +25,14 @@ class ChronicleJvmAccessTest
 
         assertThat(property.find()).as("ringflow.jvm.flags in the root pom").isTrue();
         assertThat(ChronicleJvmAccess.FLAGS).containsExactly(property.group(1).trim().split("\\s+"));
+        final Matcher required = Pattern.compile(
+            "<ringflow.jvm.required-flags>(.*?)</ringflow.jvm.required-flags>", Pattern.DOTALL).matcher(pom);
+        assertThat(required.find()).as("ringflow.jvm.required-flags in the root pom").isTrue();
+        assertThat(ChronicleJvmAccess.REQUIRED).containsExactly(required.group(1).trim().split("\\s+"))
+            .containsExactly("--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED");
+        // the launchers' set covers the required one
+        assertThat(ChronicleJvmAccess.FLAGS).containsAll(ChronicleJvmAccess.REQUIRED);
     }
 
     @Test
@@ -42,11 +50,13 @@ class ChronicleJvmAccessTest
         final Optional<Module> sql = ModuleLayer.boot().findModule("java.sql");
         assumeThat(sql).isPresent();
 
-        final List<String> missing = ChronicleJvmAccess.missing(sql.get());
+        final List<String> missing = ChronicleJvmAccess.missing(sql.get(), ChronicleJvmAccess.FLAGS);
         assertThat(missing)
             .contains("--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
                 "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED")
             .doesNotContain("--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED")  // exported to every module
             .allMatch(flag -> flag.startsWith("--add-opens=") || flag.startsWith("--add-exports="));
+        // the check looks at the required flags only
+        assertThat(ChronicleJvmAccess.missing(sql.get())).containsExactlyElementsOf(ChronicleJvmAccess.REQUIRED);
     }
 }

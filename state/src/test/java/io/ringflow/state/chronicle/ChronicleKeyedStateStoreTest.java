@@ -185,6 +185,12 @@ class ChronicleKeyedStateStoreTest
             ChronicleStateConfig.defaults().withExpectedEntriesPerState(500).withMaxEntrySize(1024)).config()
             .expectedEntriesPerState()).isEqualTo(500);
         assertThat(new ChronicleStateBackend().config().sizedAsDefaults()).isTrue();
+        // stores of the default sizing skip the probe: the default must hold maxEntrySize (this throws otherwise)
+        ChronicleKeyedStateStore.checkEntryCapacity(ChronicleStateConfig.defaults());
+        // a sizing probed once is not probed again, and is refused again
+        assertThatThrownBy(() -> ChronicleKeyedStateStore.checkEntryCapacity(
+            ChronicleStateConfig.defaults().withExpectedEntriesPerState(500)))
+            .hasMessageContaining("maxEntrySize 16384 is too large");
     }
 
     @Test
