@@ -2,7 +2,6 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
-import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
@@ -24,21 +23,13 @@ import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
-import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
-import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ChronicleMapBuilder;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 /**
  * The off-heap keyed state backend: one Chronicle Map per state, in anonymous off-heap memory or memory-mapped from
@@ -48,6 +39,13 @@ import java.util.stream.Stream;
  * It behaves like the heap store, with two differences, both on misuse: the keys of a store must all have one type
  * (checked at the first access with another type, where the heap store fails only when it is snapshotted), and a
  * state whose value type has no codec fails when it is declared rather than when it is snapshotted.
+ *
+ * <p><b>Parts.</b> This class is the facade and the state registry (declared and restored states, their maps, held
+ * lookups, snapshots taken at the barrier); the rest lives in parts of its own: {@link StoreKeys} (the current key,
+ * its encoding, the store's one key type), {@link StateMapFactory} (map creation, sizing check, map files),
+ * {@link IncrementalBases} (change tracking and the possible bases of deltas), {@link SnapshotRestore} (restore and
+ * the checks of restored states), {@link PendingStateSnapshot} and {@link PendingStateDelta} (what a flusher reads),
+ * and each state kind's class.
  *
  * <h2>State kinds</h2>
  *
@@ -177,41 +175,27 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     }
 
     /** The most snapshots whose changes are kept as possible bases of a delta; older ones are forgotten. */
-    static final int MAX_POSSIBLE_BASES = 64;
-
-    /** Bytes Chronicle Map adds to an entry beyond the key and value: their sizes, stop-bit encoded, and slack. */
-    private static final int ENTRY_OVERHEAD = 16;
+    static final int MAX_POSSIBLE_BASES = IncrementalBases.MAX_POSSIBLE_BASES;
 
     private final ChronicleStateConfig config;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
-    /** This store's own subdirectory of map files, or null for in-memory maps. */
-    private final Path files;
+    /** Creates the maps; owns the store's directory of map files. */
+    private final StateMapFactory mapFactory;
     /** Every map, declared or only restored, in creation order. */
     private final Map<String, StateMap> maps = new LinkedHashMap<>();
     private final Map<String, ChronicleState> declared = new LinkedHashMap<>();
-    private final EncodedBytes currentKeyBytes;
-    private Object currentKey;
-    /** The current key when set unboxed ({@link #longKey}); {@link #currentKey} is its box once one was made. */
-    private long currentLongKey;
-    private boolean longKey;
-    /** The current key's key group when the caller gave it, else -1 (computed when the key is encoded). */
-    private int currentKeyGroup = -1;
-    private boolean currentKeyEncoded;
-    private Class<?> keyClass;
-    private Codec<Object> keyCodec;
+    /** The current key and the store's key type and codec. */
+    private final StoreKeys keys;
+    /** Change tracking and possible bases of deltas. */
+    private final IncrementalBases bases = new IncrementalBases();
+    private final SnapshotRestore restore;
     private boolean closed;
     /** The state that keeps a lookup of the current key open between a read and a write, or null. Task thread. */
     private ChronicleState holding;
     /** Whether value states may keep a read's lookup open for the write that follows; see {@link #holdLookups}. */
     private boolean holdLookups;
-    /** Map files created so far; names the next. */
-    private int mapFilesCreated;
-    /** Whether changes are tracked for incremental snapshots. */
-    private boolean trackingChanges;
-    /** The snapshots taken while tracking changes whose changes are still known, ascending: possible bases. */
-    private final ArrayDeque<Long> sealedSnapshots = new ArrayDeque<>();
 
     /**
      * A store for every key group of the default maximum parallelism, with the built-in codecs.
@@ -254,13 +238,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         this.codecs = codecs;
         this.maxParallelism = maxParallelism;
         this.keyGroups = keyGroups;
-        this.currentKeyBytes = new EncodedBytes(Math.min(64, config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET));
-        if (!config.sizedAsDefaults())
-        {
-            // the default sizing is known to hold maxEntrySize (a test builds it); a probe map costs ~0.1 s of start-up
-            checkEntryCapacity(config);
-        }
-        this.files = createFilesDirectory(config.directory());
+        this.keys = new StoreKeys(codecs, maxParallelism, config.maxEntrySize());
+        this.mapFactory = new StateMapFactory(config);
+        this.restore = new SnapshotRestore(codecs, maxParallelism, keyGroups, config.maxEntrySize(), keys,
+            this::restoredMap);
     }
 
     @Override
@@ -278,10 +259,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             releaseHeld();
         }
-        currentKey = key;
-        longKey = false;
-        currentKeyGroup = keyGroup;
-        currentKeyEncoded = false;
+        keys.set(key, keyGroup);
     }
 
     @Override
@@ -293,42 +271,33 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             releaseHeld();
         }
-        currentKey = null;
-        currentLongKey = key;
-        longKey = true;
-        currentKeyGroup = keyGroup;
-        currentKeyEncoded = false;
+        keys.set(key, keyGroup);
     }
 
     @Override
     public Object currentKey()
     {
-        if (longKey && currentKey == null)
-        {
-            // boxed once per record at most, and only off the unboxed paths (a front miss, another state kind)
-            currentKey = currentLongKey;
-        }
-        return currentKey;
+        return keys.currentKey();
     }
 
     /** @return whether the current key was set unboxed: {@link #currentLongKey()} is it. Task thread. */
     boolean hasLongKey()
     {
-        return longKey;
+        return keys.hasLongKey();
     }
 
     /** @return the current key, set unboxed; valid when {@link #hasLongKey()}. Task thread. */
     long currentLongKey()
     {
-        return currentLongKey;
+        return keys.currentLongKey();
     }
 
     @Override
     public <T> ValueState<T> getValueState(final ValueStateDescriptor<T> descriptor)
     {
         return declare(descriptor, map -> new ChronicleValueState<>(this, map, descriptor,
-            codecs.codecFor(descriptor.type()), config.maxEntrySize(), config.hotKeyCapacity(true, trackingChanges),
-            config.hotKeyCapacity(false, trackingChanges)));
+            codecs.codecFor(descriptor.type()), config.maxEntrySize(), config.hotKeyCapacity(true, bases.tracking()),
+            config.hotKeyCapacity(false, bases.tracking())));
     }
 
     @Override
@@ -396,7 +365,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             state = create.apply(map);
             if (!created && map.restoredMeta() != null)
             {
-                checkRestored(map, state);
+                restore.checkRestored(map, state);
             }
         }
         catch (final RuntimeException ex)
@@ -432,11 +401,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     public void trackChanges()
     {
         checkOpen();
-        trackingChanges = true;
-        for (final StateMap map : maps.values())
-        {
-            map.trackChanges();
-        }
+        bases.startTracking(maps.values());
     }
 
     /** {@inheritDoc} Closes a lookup a value state keeps open ({@link #holdLookups}). */
@@ -449,45 +414,27 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public void forgetAllChanges()
     {
-        sealedSnapshots.clear();
-        for (final StateMap map : maps.values())
-        {
-            map.clearChanges();
-        }
+        bases.forgetAll(maps.values());
     }
 
     @Override
     public boolean canSnapshotIncrementally(final long baseCheckpointId)
     {
-        return trackingChanges && !closed && sealedSnapshots.contains(baseCheckpointId);
+        return !closed && bases.isBase(baseCheckpointId);
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>True when the keys changed since the base (counted per interval, so an upper bound) exceed a quarter of the
-     * keys held: a delta's flusher looks up each changed key, about four times slower per key than the segment scan
-     * of a full snapshot on this machine, so beyond roughly a quarter a full snapshot is written faster.
-     */
+    /** {@inheritDoc} See {@link IncrementalBases#prefersFull}. */
     @Override
     public boolean prefersFullSnapshot(final long baseCheckpointId)
     {
-        long changed = 0;
-        long held = 0;
-        for (final StateMap map : maps.values())
-        {
-            changed += map.changedKeysSince(baseCheckpointId);
-            held += map.size();
-        }
-        return changed > held / 4;
+        return IncrementalBases.prefersFull(maps.values(), baseCheckpointId);
     }
 
     /**
      * {@inheritDoc}
      *
-     * <p>O(number of states), like {@link #snapshot} (hot-key fronts are copied too): each state's part holds the
-     * change sets since the base (sealed, never modified again) and reads only those keys on the flusher; see
-     * {@link PendingStateDelta}.
+     * <p>O(number of states), like {@link #snapshot}: each state's part holds the change sets since the base (sealed,
+     * never modified again) and reads only those keys on the flusher; see {@link PendingStateDelta}.
      */
     @Override
     public KeyedStateSnapshot incrementalSnapshot(final long checkpointId, final long baseCheckpointId)
@@ -496,7 +443,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         if (!canSnapshotIncrementally(baseCheckpointId))
         {
             throw new IllegalStateException("no incremental snapshot against checkpoint " + baseCheckpointId +
-                " can be taken: " + (trackingChanges ? "this store did not take it, or forgot its changes" :
+                " can be taken: " + (bases.tracking() ? "this store did not take it, or forgot its changes" :
                 "changes are not tracked"));
         }
         forgetChangesUpTo(baseCheckpointId);
@@ -506,15 +453,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public void forgetChangesUpTo(final long checkpointId)
     {
-        for (final StateMap map : maps.values())
-        {
-            map.forgetChangesUpTo(checkpointId);
-        }
-        // the checkpoint itself stays a possible base; only the changes up to its barrier are forgotten
-        while (!sealedSnapshots.isEmpty() && sealedSnapshots.peekFirst() < checkpointId)
-        {
-            sealedSnapshots.removeFirst();
-        }
+        bases.forgetUpTo(maps.values(), checkpointId);
     }
 
     /** A full snapshot when {@code baseCheckpointId} is negative, else a delta against it. */
@@ -531,13 +470,13 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             final ChronicleState state = declared.get(map.name());
             // restored, not declared since: carried as it is, expired entries included (the time-to-live belongs to
             // the declaration)
-            final StateMeta meta = state == null ? map.restoredMeta() : state.meta(keyClass, keyCodec);
+            final StateMeta meta = state == null ? map.restoredMeta() : state.meta(keys.keyClass(), keys.keyCodec());
             final StateTtlConfig ttl = state == null ? null : state.ttl();
             final long ttlMillis = ttl == null ? 0 : ttl.ttlMillis();
             final long barrierTime = ttl == null ? 0 : ttl.clock().getAsLong();
-            // the only work that grows with the state here: a copy of a value state's hot-key front, O(C)
+            // O(1) for a front of Long counters; a copy of a value state's hot-key front of other types, O(C)
             final FrontOverlay overlay = state == null ? null :
-                state.frontOverlay(keyCodec, maxParallelism, delta ? baseCheckpointId : Long.MIN_VALUE);
+                state.frontOverlay(keys.keyCodec(), maxParallelism, delta ? baseCheckpointId : Long.MIN_VALUE);
             if (state != null)
             {
                 state.sealFront(checkpointId);
@@ -547,17 +486,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                     map.changesSince(baseCheckpointId)) :
                 new PendingStateSnapshot(map, meta, ttlMillis, barrierTime, overlay);
         }
-        if (trackingChanges)
-        {
-            sealedSnapshots.addLast(checkpointId);
-            if (sealedSnapshots.size() > MAX_POSSIBLE_BASES)
-            {
-                // no checkpoint committed for a long while: the oldest snapshots stop being possible bases (a later
-                // checkpoint built on one of them is taken full), so the change sets stay bounded
-                forgetChangesUpTo(sealedSnapshots.peekFirst());
-                sealedSnapshots.removeFirst();
-            }
-        }
+        bases.sealed(maps.values(), checkpointId);
         for (final PendingStatePart part : parts)
         {
             part.state().addPending(part);
@@ -574,95 +503,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             throw new IllegalStateException("restore must happen before any state is declared");
         }
-        final EncodedBytes key = new EncodedBytes(64);
-        final EncodedBytes value = new EncodedBytes(256);
-        for (final KeyedSnapshotReader snapshot : snapshots)
-        {
-            if (snapshot.isDelta())
-            {
-                throw new IllegalStateException("the keyed snapshot " + snapshot.file() + " is a delta of an " +
-                    "incremental checkpoint: restore its whole chain, merged by KeyedSnapshotChain");
-            }
-            if (snapshot.maxParallelism() != maxParallelism)
-            {
-                throw new IllegalStateException("the keyed snapshot was written with " + snapshot.maxParallelism() +
-                    " key groups (max parallelism) and cannot be restored into a job with " + maxParallelism);
-            }
-            final List<StateMeta> metas = snapshot.states();
-            final StateMap[] targets = new StateMap[metas.size()];
-            snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
-                valueOffset, valueLength) ->
-            {
-                StateMap target = targets[stateIndex];
-                if (target == null)
-                {
-                    target = restoredMap(metas.get(stateIndex));
-                    targets[stateIndex] = target;
-                }
-                key.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
-                StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
-                bytes.getBytes(keyOffset, key.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
-                key.length(StoredKeyLayout.KEY_OFFSET + keyLength);
-                if (metas.get(stateIndex).kind() == StateKind.MAP)
-                {
-                    restoreMapEntry(target, key, bytes, subKeyOffset, subKeyLength, valueOffset, valueLength, value);
-                    return;
-                }
-                checkRestoredSize(target, keyLength, valueLength);
-                value.ensureCapacity(valueLength);
-                bytes.getBytes(valueOffset, value.array(), 0, valueLength);
-                value.length(valueLength);
-                target.put(key, value);
-            });
-        }
+        restore.restore(snapshots);
         // no delta can be based on a snapshot from before the restore: the restored entries are not changes
-        sealedSnapshots.clear();
-        for (final StateMap map : maps.values())
-        {
-            map.clearChanges();
-        }
-    }
-
-    /**
-     * A restored entry of a map state joins the stored value of its key ({@link MapBlobLayout}), created by the first
-     * entry of the key; user keys are counted for {@link #entryCount()}.
-     */
-    private void restoreMapEntry(
-        final StateMap target, final EncodedBytes key, final CodecBuffer bytes, final int subKeyOffset,
-        final int subKeyLength, final int valueOffset, final int valueLength, final EncodedBytes stored)
-    {
-        if (subKeyLength < 0)
-        {
-            // reported when the state is declared, after the checks of kind and types, like an undecodable value
-            target.restoreProblem("a restored entry of the MAP state has no user key");
-            return;
-        }
-        final int entryLength = MapBlobLayout.entryLength(subKeyLength, valueLength);
-        int length = MapBlobLayout.COUNT_LENGTH;
-        int count = 0;
-        if (target.get(key, stored) != null)
-        {
-            length = stored.length();
-            count = MapBlobLayout.count(stored.array());
-        }
-        checkRestoredSize(target, key.length() - StoredKeyLayout.KEY_OFFSET, (long)length + entryLength);
-        stored.ensureCapacity(length + entryLength);
-        MapBlobLayout.putEntry(stored.buffer(), length, bytes, subKeyOffset, subKeyLength, valueOffset, valueLength);
-        MapBlobLayout.putCount(stored.buffer(), count + 1);
-        stored.length(length + entryLength);
-        target.put(key, stored);
-        target.userKeysAdded(1);
-    }
-
-    private void checkRestoredSize(final StateMap target, final int keyLength, final long valueLength)
-    {
-        if (keyLength + valueLength > config.maxEntrySize())
-        {
-            throw new IllegalStateException("state '" + target.name() + "' has a restored entry of " +
-                keyLength + " + " + valueLength + " bytes (key + value" + (target.holdsMapValues() ?
-                ": the key's whole map" : "") + "), more than maxEntrySize " + config.maxEntrySize() +
-                " of the Chronicle state backend: raise maxEntrySize");
-        }
+        bases.forgetAll(maps.values());
     }
 
     /**
@@ -758,19 +601,13 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 failure = addTo(failure, ex);
             }
         }
-        if (files != null)
+        try
         {
-            try (Stream<Path> paths = Files.walk(files))
-            {
-                for (final Path path : (Iterable<Path>)paths.sorted(Comparator.reverseOrder())::iterator)
-                {
-                    Files.deleteIfExists(path);
-                }
-            }
-            catch (final IOException ex)
-            {
-                failure = addTo(failure, new UncheckedIOException("cannot delete the state files in " + files, ex));
-            }
+            mapFactory.deleteFiles();
+        }
+        catch (final UncheckedIOException ex)
+        {
+            failure = addTo(failure, ex);
         }
         if (failure != null)
         {
@@ -781,7 +618,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /** @return this store's directory of map files, or null when its maps are in memory. */
     public Path filesDirectory()
     {
-        return files;
+        return mapFactory.filesDirectory();
     }
 
     /**
@@ -848,72 +685,21 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      */
     EncodedBytes encodedCurrentKey(final String stateName)
     {
-        if (!currentKeyEncoded)
-        {
-            encodeCurrentKey(stateName);
-        }
-        return currentKeyBytes;
-    }
-
-    private void encodeCurrentKey(final String stateName)
-    {
-        final Object key = currentKey();
-        if (key == null)
-        {
-            throw new IllegalStateException("state '" + stateName +
-                "' used outside the processing of a keyed record: there is no current key");
-        }
-        encode(key, currentKeyGroup, currentKeyBytes, stateName, "the current key");
-        currentKeyEncoded = true;
+        return keys.encodedCurrentKey(stateName);
     }
 
     /**
-     * Encodes any key of this store's key type in {@link StoredKeyLayout}, with the checks of the current key: a
-     * hot-key front writing its entries back encodes keys that are no longer current. Task thread.
+     * {@link StoreKeys#encodeKey}: any key of this store's key type, as a hot-key front writing back needs. Task
+     * thread.
      *
      * @param key       a non-null key.
      * @param into      the slot to encode into (not the current key's).
      * @param stateName the state asking, for messages.
      * @return {@code into}, holding the stored key.
-     * @throws IllegalStateException    when the key's type differs from the store's keys.
-     * @throws IllegalArgumentException when the key encodes to more than the maximum entry size.
      */
     EncodedBytes encodeKey(final Object key, final EncodedBytes into, final String stateName)
     {
-        encode(key, -1, into, stateName, "a key");
-        return into;
-    }
-
-    private void encode(final Object key, final int keyGroup, final EncodedBytes into, final String stateName,
-        final String what)
-    {
-        if (key.getClass() != keyClass)
-        {
-            adoptKeyClass(key.getClass(), stateName);
-        }
-        if (StoredKeyLayout.encode(keyCodec, key, keyGroup, maxParallelism, into, config.maxEntrySize()) < 0)
-        {
-            throw new IllegalArgumentException("state '" + stateName + "': " + what + " (" +
-                key.getClass().getName() + ") encodes to more than maxEntrySize " + config.maxEntrySize() +
-                " bytes of the Chronicle state backend");
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private void adoptKeyClass(final Class<?> type, final String stateName)
-    {
-        if (keyClass == null)
-        {
-            keyCodec = (Codec<Object>)codecs.codecFor(type);
-            keyClass = type;
-            return;
-        }
-        if (keyClass != type)
-        {
-            throw new IllegalStateException("state '" + stateName + "' is used with a key of type " +
-                type.getName() + ", but this store's keys are of type " + keyClass.getName() +
-                ": a keyed operator's keys must all have one type");
-        }
+        return keys.encodeKey(key, into, stateName);
     }
 
     private StateMap restoredMap(final StateMeta meta)
@@ -940,168 +726,21 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         return map;
     }
 
-    /** The heap store's checks ({@link StateCompatibility}), then every restored entry decoded once. */
-    private void checkRestored(final StateMap map, final ChronicleState state)
-    {
-        final StateMeta meta = map.restoredMeta();
-        StateCompatibility.checkRestored(meta, state.descriptor(), state.valueCodec, state.userKeyCodec());
-        if (map.restoreProblem() != null)
-        {
-            throw new IllegalStateException("state '" + meta.name() + "' cannot be restored: " +
-                map.restoreProblem());
-        }
-        if (map.size() == 0)
-        {
-            return;
-        }
-        final Codec<Object> restoredKeyCodec = StateCompatibility.restoredKeyCodec(meta, codecs);
-        adoptKeyClass(StateCompatibility.restoredKeyClass(meta), meta.name());
-        final EncodedBytes key = new EncodedBytes(64);
-        final EncodedBytes value = new EncodedBytes(256);
-        map.map().forEachEntry(entry ->
-        {
-            entry.key().getUsing(key);
-            entry.value().getUsing(value);
-            try
-            {
-                restoredKeyCodec.decode(key.buffer(), StoredKeyLayout.KEY_OFFSET,
-                    key.length() - StoredKeyLayout.KEY_OFFSET);
-                state.checkStoredValue(value);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new IllegalStateException("state '" + meta.name() + "' has a restored entry that the " +
-                    "codecs now registered cannot decode (keys " + meta.keyType() + ", values " + meta.valueType() +
-                    "): " + ex, ex);
-            }
-        });
-    }
-
     private StateMap createMap(final String name)
     {
-        final ChronicleMapBuilder<EncodedBytes, EncodedBytes> builder = builder(config, name);
-        final ChronicleMap<EncodedBytes, EncodedBytes> map;
-        if (files == null)
-        {
-            map = builder.create();
-        }
-        else
-        {
-            // numbered by a counter, never reused: a map removed after a failed declaration leaves its file
-            final Path file = files.resolve("state-" + mapFilesCreated++ + ".cm");
-            try
-            {
-                map = builder.createPersistedTo(file.toFile());
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot create the map file " + file + " of state '" + name + "'", ex);
-            }
-        }
-        final StateMap state = new StateMap(name, map, config);
-        if (trackingChanges)
-        {
-            state.trackChanges();
-        }
+        final StateMap state = mapFactory.create(name, bases.tracking());
         maps.put(name, state);
         return state;
     }
 
-    private static ChronicleMapBuilder<EncodedBytes, EncodedBytes> builder(
-        final ChronicleStateConfig config, final String name)
-    {
-        return ChronicleMapBuilder.of(EncodedBytes.class, EncodedBytes.class)
-            .name("ringflow-state:" + name)
-            .keyReaderAndDataAccess(EncodedBytesReader.INSTANCE, new EncodedBytesAccess())
-            .valueReaderAndDataAccess(EncodedBytesReader.INSTANCE, new EncodedBytesAccess())
-            .entries(config.expectedEntriesPerState())
-            .averageKeySize(config.averageKeySize() + StoredKeyLayout.KEY_OFFSET)
-            .averageValueSize(config.averageValueSize())
-            .maxBloatFactor(config.maxGrowthFactor())
-            // the files are scratch space, never reopened after a crash: no per-entry checksums
-            .checksumEntries(false);
-    }
-
     /**
-     * Per map sizing (entries, average key and value sizes, growth factor), the largest entry Chronicle Map takes:
-     * probed once per JVM, since every subtask and every restart of a job builds stores of one sizing.
-     */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Long> ENTRY_CAPACITY_BY_SIZING =
-        new java.util.concurrent.ConcurrentHashMap<>();
-
-    /**
-     * Chronicle Map refuses an entry larger than one segment tier; a map of the configured size is built once, in
-     * memory, to learn that bound, so a {@code maxEntrySize} it cannot honour fails here rather than on a write.
+     * {@link StateMapFactory#checkEntryCapacity}, for the backend's check when a job is configured.
+     *
+     * @param config the configuration to check.
      */
     static void checkEntryCapacity(final ChronicleStateConfig config)
     {
-        final String sizing = config.expectedEntriesPerState() + "/" + config.averageKeySize() + "/" +
-            config.averageValueSize() + "/" + config.maxGrowthFactor();
-        final Long known = ENTRY_CAPACITY_BY_SIZING.get(sizing);
-        final long capacity;
-        if (known != null)
-        {
-            capacity = known;
-        }
-        else
-        {
-            try (ChronicleMap<EncodedBytes, EncodedBytes> probe = builder(config, "sizing probe").create())
-            {
-                final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)probe;
-                capacity = hash.chunkSize * hash.maxChunksPerEntry;
-            }
-            catch (final IllegalArgumentException | IllegalStateException ex)
-            {
-                throw new IllegalArgumentException("Chronicle Map cannot be sized by " + config + ": " +
-                    ex.getMessage(), ex);
-            }
-            ENTRY_CAPACITY_BY_SIZING.put(sizing, capacity);
-        }
-        final long needed = (long)config.maxEntrySize() + StoredKeyLayout.KEY_OFFSET + ENTRY_OVERHEAD;
-        if (capacity < needed)
-        {
-            throw new IllegalArgumentException("maxEntrySize " + config.maxEntrySize() + " is too large for maps " +
-                "sized for expectedEntriesPerState " + config.expectedEntriesPerState() + " (averageKeySize " +
-                config.averageKeySize() + ", averageValueSize " + config.averageValueSize() + "): Chronicle Map " +
-                "then takes entries of at most " + (capacity - StoredKeyLayout.KEY_OFFSET - ENTRY_OVERHEAD) +
-                " bytes; lower maxEntrySize or raise expectedEntriesPerState");
-        }
-    }
-
-    private static Path createFilesDirectory(final Path directory)
-    {
-        if (directory == null)
-        {
-            return null;
-        }
-        try
-        {
-            Files.createDirectories(directory);
-        }
-        catch (final IOException | SecurityException ex)
-        {
-            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
-                "directory) cannot be created: " + ex, ex);
-        }
-        if (!Files.isDirectory(directory))
-        {
-            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
-                "directory) is not a directory");
-        }
-        if (!Files.isWritable(directory))
-        {
-            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
-                "directory) is not writable");
-        }
-        try
-        {
-            return Files.createTempDirectory(directory, "ringflow-state-");
-        }
-        catch (final IOException | SecurityException ex)
-        {
-            throw new IllegalArgumentException("the state directory " + directory + " (ChronicleStateConfig." +
-                "directory) is not writable: " + ex, ex);
-        }
+        StateMapFactory.checkEntryCapacity(config);
     }
 
     private void checkOpen()
@@ -1126,6 +765,6 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     public String toString()
     {
         return "ChronicleKeyedStateStore{states=" + maps.keySet() + ", keyGroups=" + keyGroups.start() + ".." +
-            keyGroups.end() + ", files=" + files + '}';
+            keyGroups.end() + ", files=" + mapFactory.filesDirectory() + '}';
     }
 }

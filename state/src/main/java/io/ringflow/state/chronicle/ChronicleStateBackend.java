@@ -40,7 +40,7 @@ public final class ChronicleStateBackend implements StateBackend
         if (!config.sizedAsDefaults() &&
             ChronicleJvmAccess.missing(net.openhft.chronicle.map.ChronicleMap.class.getModule()).isEmpty())
         {
-            ChronicleKeyedStateStore.checkEntryCapacity(config);
+            StateMapFactory.checkEntryCapacity(config);
         }
     }
 

@@ -222,16 +222,7 @@ public final class HeapKeyedStateStore implements KeyedStateStore
         }
         for (final KeyedSnapshotReader snapshot : snapshots)
         {
-            if (snapshot.isDelta())
-            {
-                throw new IllegalStateException("the keyed snapshot " + snapshot.file() + " is a delta of an " +
-                    "incremental checkpoint: restore its whole chain, merged by KeyedSnapshotChain");
-            }
-            if (snapshot.maxParallelism() != maxParallelism)
-            {
-                throw new IllegalStateException("the keyed snapshot was written with " + snapshot.maxParallelism() +
-                    " key groups (max parallelism) and cannot be restored into a job with " + maxParallelism);
-            }
+            snapshot.checkRestorableInto(maxParallelism);
             final List<StateMeta> metas = snapshot.states();
             snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
                 valueOffset, valueLength) ->

@@ -196,6 +196,27 @@ public final class KeyedSnapshotReader
     }
 
     /**
+     * What every store checks before it restores a snapshot: a full one, of the job's number of key groups.
+     *
+     * @param maxParallelism the restoring job's number of key groups.
+     * @throws IllegalStateException when this is a delta (its chain must be merged first) or of another number of
+     *                               key groups.
+     */
+    public void checkRestorableInto(final int maxParallelism)
+    {
+        if (isDelta())
+        {
+            throw new IllegalStateException("the keyed snapshot " + file() + " is a delta of an " +
+                "incremental checkpoint: restore its whole chain, merged by KeyedSnapshotChain");
+        }
+        if (maxParallelism() != maxParallelism)
+        {
+            throw new IllegalStateException("the keyed snapshot was written with " + maxParallelism() +
+                " key groups (max parallelism) and cannot be restored into a job with " + maxParallelism);
+        }
+    }
+
+    /**
      * @return whether this is a delta ({@link KeyedSnapshotFormat#TYPE_DELTA}): meaningful only on top of its chain,
      *     see {@link KeyedSnapshotChain}.
      */

@@ -1,0 +1,130 @@
+package io.ringflow.state.chronicle;
+
+import java.util.ArrayDeque;
+import java.util.Collection;
+
+/**
+ * Change tracking for incremental snapshots, store-wide: whether the store's maps record their changed keys, and which
+ * snapshots taken while they did are still possible bases of a delta (their change sets since are all known). Each
+ * {@link StateMap} keeps its own change sets, one per interval between barriers; this class keeps the intervals of
+ * all maps in step.
+ *
+ * <p>Invariant: a checkpoint id is a possible base iff this store took its snapshot while tracking changes, no
+ * restore came after, and neither {@link #forgetAll} nor the bound of {@link #MAX_POSSIBLE_BASES} dropped it; every
+ * map then holds its change sets from that barrier on.
+ *
+ * <p>Thread contract: the store's task thread.
+ */
+final class IncrementalBases
+{
+    /** The most snapshots whose changes are kept as possible bases of a delta; older ones are forgotten. */
+    static final int MAX_POSSIBLE_BASES = 64;
+
+    private boolean tracking;
+    /** The snapshots taken while tracking changes whose changes are still known, ascending: possible bases. */
+    private final ArrayDeque<Long> sealedSnapshots = new ArrayDeque<>();
+
+    /** @return whether changes are tracked. */
+    boolean tracking()
+    {
+        return tracking;
+    }
+
+    /**
+     * Starts tracking changes in every map, and in maps created from now on.
+     *
+     * @param maps the store's maps.
+     */
+    void startTracking(final Collection<StateMap> maps)
+    {
+        tracking = true;
+        for (final StateMap map : maps)
+        {
+            map.trackChanges();
+        }
+    }
+
+    /**
+     * @param baseCheckpointId a checkpoint.
+     * @return whether it is a possible base.
+     */
+    boolean isBase(final long baseCheckpointId)
+    {
+        return tracking && sealedSnapshots.contains(baseCheckpointId);
+    }
+
+    /**
+     * @param maps             the store's maps.
+     * @param baseCheckpointId a possible base.
+     * @return true when the keys changed since the base (counted per interval, so an upper bound) exceed a quarter of
+     *     the keys held: a delta's flusher looks up each changed key, about four times slower per key than the
+     *     segment scan of a full snapshot on this machine, so beyond roughly a quarter a full snapshot is written
+     *     faster.
+     */
+    static boolean prefersFull(final Collection<StateMap> maps, final long baseCheckpointId)
+    {
+        long changed = 0;
+        long held = 0;
+        for (final StateMap map : maps)
+        {
+            changed += map.changedKeysSince(baseCheckpointId);
+            held += map.size();
+        }
+        return changed > held / 4;
+    }
+
+    /**
+     * A snapshot was taken (its maps sealed their intervals): it becomes a possible base; beyond
+     * {@link #MAX_POSSIBLE_BASES} the oldest stops being one.
+     *
+     * @param maps         the store's maps.
+     * @param checkpointId the snapshot's checkpoint.
+     */
+    void sealed(final Collection<StateMap> maps, final long checkpointId)
+    {
+        if (!tracking)
+        {
+            return;
+        }
+        sealedSnapshots.addLast(checkpointId);
+        if (sealedSnapshots.size() > MAX_POSSIBLE_BASES)
+        {
+            // no checkpoint committed for a long while: the oldest snapshots stop being possible bases (a later
+            // checkpoint built on one of them is taken full), so the change sets stay bounded
+            forgetUpTo(maps, sealedSnapshots.peekFirst());
+            sealedSnapshots.removeFirst();
+        }
+    }
+
+    /**
+     * Forgets the changes up to a checkpoint's barrier; the checkpoint itself stays a possible base.
+     *
+     * @param maps         the store's maps.
+     * @param checkpointId the checkpoint.
+     */
+    void forgetUpTo(final Collection<StateMap> maps, final long checkpointId)
+    {
+        for (final StateMap map : maps)
+        {
+            map.forgetChangesUpTo(checkpointId);
+        }
+        while (!sealedSnapshots.isEmpty() && sealedSnapshots.peekFirst() < checkpointId)
+        {
+            sealedSnapshots.removeFirst();
+        }
+    }
+
+    /**
+     * Forgets every change and every base (after a restore, whose entries are not changes, or on demand).
+     *
+     * @param maps the store's maps.
+     */
+    void forgetAll(final Collection<StateMap> maps)
+    {
+        sealedSnapshots.clear();
+        for (final StateMap map : maps)
+        {
+            map.clearChanges();
+        }
+    }
+}
