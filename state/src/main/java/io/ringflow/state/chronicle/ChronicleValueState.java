@@ -299,6 +299,11 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
         if (held == null)
         {
+            if (!map.exists())
+            {
+                // nothing was ever written to the map: the key has no entry, and the map need not be created
+                return null;
+            }
             store.holdOpen(this);
             held = map.openHeld(key);
         }

@@ -33,7 +33,6 @@ final class EncodedBytes
     {
         array = new byte[Math.max(8, capacity)];
         buffer = CodecBuffer.wrap(array);
-        store = BytesStore.wrap(array);
     }
 
     /** @return the backing array; valid until the next {@link #ensureCapacity} that grows it. */
@@ -71,10 +70,14 @@ final class EncodedBytes
         return buffer;
     }
 
-    /** @return a Chronicle view of the whole backing array, for Chronicle Map. */
+    /**
+     * @return a Chronicle view of the whole backing array, for Chronicle Map; made at the first call after the array
+     *     was (re)allocated, so that a slot never handed to Chronicle never initialises it.
+     */
     BytesStore<?, byte[]> store()
     {
-        return store;
+        final BytesStore<?, byte[]> existing = store;
+        return existing != null ? existing : (store = BytesStore.wrap(array));
     }
 
     /**
@@ -126,7 +129,7 @@ final class EncodedBytes
     {
         array = Arrays.copyOf(array, capacity);
         buffer.rewrap(ByteBuffer.wrap(array), 0, capacity);
-        store = BytesStore.wrap(array);
+        store = null;
     }
 
     /**

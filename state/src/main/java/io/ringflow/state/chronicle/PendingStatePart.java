@@ -63,6 +63,11 @@ abstract class PendingStatePart
      * over the map's, live or preserved.
      */
     private final FrontOverlay overlay;
+    /**
+     * The state's Chronicle Map as it was at the barrier, or null when it had not been created (the state then had no
+     * map entry at the barrier). Read on the task thread, handed to the flusher with the snapshot.
+     */
+    final net.openhft.chronicle.map.ChronicleMap<EncodedBytes, EncodedBytes> mapAtBarrier;
     /** About how many entries this part will emit, counted at the barrier: only sizes buffers. */
     private final long expectedEntries;
 
@@ -85,6 +90,7 @@ abstract class PendingStatePart
         this.ttlMillis = ttlMillis;
         this.barrierTime = barrierTime;
         this.overlay = overlay;
+        this.mapAtBarrier = state.map();
         this.expectedEntries = (overlay == null ? 0 : overlay.size()) + mapEntries;
     }
 

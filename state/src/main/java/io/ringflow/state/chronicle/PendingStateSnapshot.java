@@ -120,7 +120,8 @@ final class PendingStateSnapshot extends PendingStatePart
             }
         }
         final Map<PreservedKey, byte[]> front = encodedOverlay();
-        final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
+        // segments were occupied at the barrier, so the map existed then
+        final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
         final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front);
         for (int word = 0; word < occupied.length; word++)
         {

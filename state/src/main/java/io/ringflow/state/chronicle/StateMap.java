@@ -34,12 +34,19 @@ final class StateMap
     private static final PendingStatePart[] NONE = new PendingStatePart[0];
 
     private final String name;
-    private final ChronicleMap<EncodedBytes, EncodedBytes> map;
+    /**
+     * The map, created at the first write ({@link #created()}): a state that never needs one (it lives in its hot-key
+     * front, or is never written) never initialises Chronicle, its memory or its files. Null before. Written on the
+     * task thread; a flusher reads it only for a snapshot taken after it was set (segments occupied, or changes).
+     */
+    private ChronicleMap<EncodedBytes, EncodedBytes> map;
+    /** Creates {@link #map}; null once it has. */
+    private java.util.function.Supplier<ChronicleMap<EncodedBytes, EncodedBytes>> creator;
     private final ChronicleStateConfig config;
     /** Chronicle Map's count of extra segment tiers in use, in the map's own memory. */
-    private final VanillaGlobalMutableState tiers;
+    private VanillaGlobalMutableState tiers;
     /** How many extra segment tiers the map may allocate. */
-    private final long maxExtraTiers;
+    private long maxExtraTiers;
     /** The description of the restored entries, checked when the state is declared; null when none were. */
     private StateMeta restoredMeta;
     /** The pending snapshots that include this state; replaced, never changed, under {@code this}. */
@@ -70,7 +77,7 @@ final class StateMap
      * visiting each under its lock took milliseconds for a thousand keys). Set on every insert, never cleared. Task
      * thread; snapshots take a copy at the barrier.
      */
-    private final long[] occupiedSegments;
+    private long[] occupiedSegments = new long[0];
     /**
      * The stored values, counted at the three places that insert or remove one: Chronicle Map's own count
      * ({@code longSize}) visits every segment, which made each barrier's emptiness check cost O(capacity). Task
@@ -85,18 +92,41 @@ final class StateMap
 
     /**
      * @param name   the state's name.
-     * @param map    its Chronicle Map, owned (closed) by this object.
-     * @param config the sizing, for error messages.
+     * @param creator creates its Chronicle Map at the first write; the map is owned (closed) by this object.
+     * @param config  the sizing, for error messages.
      */
-    StateMap(final String name, final ChronicleMap<EncodedBytes, EncodedBytes> map, final ChronicleStateConfig config)
+    StateMap(
+        final String name, final java.util.function.Supplier<ChronicleMap<EncodedBytes, EncodedBytes>> creator,
+        final ChronicleStateConfig config)
     {
         this.name = name;
-        this.map = map;
+        this.creator = creator;
         this.config = config;
-        final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)map;
-        this.tiers = hash.globalMutableState();
-        this.maxExtraTiers = maxExtraTiers(hash);
-        this.occupiedSegments = new long[(map.segments() + 63) >>> 6];
+    }
+
+    /** @return whether the map exists: else it is empty, and reads need not create it. Task thread. */
+    boolean exists()
+    {
+        return map != null;
+    }
+
+    /** @return the map, created now if it was not. Task thread. */
+    ChronicleMap<EncodedBytes, EncodedBytes> created()
+    {
+        final ChronicleMap<EncodedBytes, EncodedBytes> existing = map;
+        return existing != null ? existing : create();
+    }
+
+    private ChronicleMap<EncodedBytes, EncodedBytes> create()
+    {
+        final ChronicleMap<EncodedBytes, EncodedBytes> created = creator.get();
+        final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)created;
+        tiers = hash.globalMutableState();
+        maxExtraTiers = maxExtraTiers(hash);
+        occupiedSegments = new long[(created.segments() + 63) >>> 6];
+        creator = null;
+        map = created;
+        return created;
     }
 
     /**
@@ -114,7 +144,10 @@ final class StateMap
         return name;
     }
 
-    /** @return the map, for flushers and restore checks. */
+    /**
+     * @return the map, for flushers and restore checks; null when it was never created (it has no entry, and no
+     *     snapshot taken before it was created reads it).
+     */
     ChronicleMap<EncodedBytes, EncodedBytes> map()
     {
         return map;
@@ -151,7 +184,8 @@ final class StateMap
      */
     EncodedBytes get(final EncodedBytes key, final EncodedBytes into)
     {
-        return map.getUsing(key, into);
+        final ChronicleMap<EncodedBytes, EncodedBytes> map = this.map;
+        return map == null ? null : map.getUsing(key, into);
     }
 
     /**
@@ -209,7 +243,7 @@ final class StateMap
      */
     ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> openHeld(final EncodedBytes key)
     {
-        final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key);
+        final ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = created().queryContext(key);
         try
         {
             context.updateLock().lock();
@@ -315,6 +349,11 @@ final class StateMap
     /** @return whether the key had a value, then copied into {@code removed} unless that is null. */
     private boolean removeEntry(final EncodedBytes key, final EncodedBytes removed)
     {
+        final ChronicleMap<EncodedBytes, EncodedBytes> map = this.map;
+        if (map == null)
+        {
+            return false;
+        }
         try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
         {
             context.updateLock().lock();
@@ -341,7 +380,8 @@ final class StateMap
      */
     boolean contains(final EncodedBytes key)
     {
-        return map.containsKey(key);
+        final ChronicleMap<EncodedBytes, EncodedBytes> map = this.map;
+        return map != null && map.containsKey(key);
     }
 
     /**
@@ -517,7 +557,11 @@ final class StateMap
             snapshot.release();
         }
         pending = NONE;
-        map.close();
+        if (map != null)
+        {
+            map.close();
+        }
+        creator = null;
     }
 
     /**

@@ -55,36 +55,37 @@ final class StateMapFactory
     /**
      * @param name           the state's name.
      * @param trackingChanges whether the map records its changed keys from the start (incremental snapshots).
-     * @return a new, empty map for the state.
-     * @throws UncheckedIOException when its file cannot be created.
+     * @return a new, empty map for the state; its Chronicle Map is created at its first write (which throws
+     *     {@link UncheckedIOException} when its file cannot be created).
      */
     StateMap create(final String name, final boolean trackingChanges)
     {
-        final ChronicleMapBuilder<EncodedBytes, EncodedBytes> builder = builder(config, name);
-        final ChronicleMap<EncodedBytes, EncodedBytes> map;
-        if (files == null)
-        {
-            map = builder.create();
-        }
-        else
-        {
-            // numbered by a counter, never reused: a map removed after a failed declaration leaves its file
-            final Path file = files.resolve("state-" + mapFilesCreated++ + ".cm");
-            try
-            {
-                map = builder.createPersistedTo(file.toFile());
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot create the map file " + file + " of state '" + name + "'", ex);
-            }
-        }
-        final StateMap state = new StateMap(name, map, config);
+        // created at the state's first write: a state that lives in its hot-key front never initialises Chronicle
+        final StateMap state = new StateMap(name, () -> createMap(name), config);
         if (trackingChanges)
         {
             state.trackChanges();
         }
         return state;
+    }
+
+    private ChronicleMap<EncodedBytes, EncodedBytes> createMap(final String name)
+    {
+        final ChronicleMapBuilder<EncodedBytes, EncodedBytes> builder = builder(config, name);
+        if (files == null)
+        {
+            return builder.create();
+        }
+        // numbered by a counter, never reused: a map removed after a failed declaration leaves its file
+        final Path file = files.resolve("state-" + mapFilesCreated++ + ".cm");
+        try
+        {
+            return builder.createPersistedTo(file.toFile());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create the map file " + file + " of state '" + name + "'", ex);
+        }
     }
 
     /** @return the store's directory of map files, or null when its maps are in memory. */

@@ -138,10 +138,45 @@ class ChronicleKeyedStateStoreTest
     }
 
     @Test
+    void aStateThatLivesInItsFrontNeverCreatesItsChronicleMapOrFile(@TempDir final Path temp) throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(config().withDirectory(temp.resolve("state")));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final ValueState<Long> unused = store.getValueState(new ValueStateDescriptor<>("unused", Long.class));
+        for (long key = 0; key < 1_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(counts.value() + key);
+            assertThat(unused.value()).isNull();
+        }
+        final Map<Object, Object> snapshot = SnapshotContents.decode(SnapshotContents.take(store, 1),
+            CodecRegistry.withBuiltIns()).get("counts");
+
+        assertThat(snapshot).hasSize(1_000).containsEntry(999L, 999L);
+        assertThat(((ChronicleValueState<Long>)counts).map().exists()).isFalse();
+        assertThat(((ChronicleValueState<Long>)unused).map().exists()).isFalse();
+        try (Stream<Path> list = Files.list(store.filesDirectory()))
+        {
+            assertThat(list).as("map files").isEmpty();
+        }
+        // the first write the front cannot take creates the map: a value it cannot hold unboxed
+        store.setCurrentKey(5L);
+        counts.update(Long.MIN_VALUE);
+        assertThat(((ChronicleValueState<Long>)counts).map().exists()).isTrue();
+        assertThat(counts.value()).isEqualTo(Long.MIN_VALUE);
+        try (Stream<Path> list = Files.list(store.filesDirectory()))
+        {
+            assertThat(list.map(path -> path.getFileName().toString())).containsExactly("state-0.cm");
+        }
+        assertThat(store.entryCount()).isEqualTo(1_000);
+    }
+
+    @Test
     void persistedMapsLiveInTheStoresOwnDirectoryWhichCloseDeletes(@TempDir final Path temp) throws Exception
     {
         final Path directory = temp.resolve("state");
-        final ChronicleKeyedStateStore store = open(config().withDirectory(directory));
+        // no hot-key front: every write reaches the maps, and so their files
+        final ChronicleKeyedStateStore store = open(config().withDirectory(directory).withHotKeysPerState(0));
         final ValueState<String> labels = store.getValueState(new ValueStateDescriptor<>("labels", String.class));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         for (long key = 0; key < 1_000; key++)
@@ -487,7 +522,7 @@ class ChronicleKeyedStateStoreTest
     {
         final ChronicleKeyedStateStore store = open(config);
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
-        segments[0] = ((ChronicleValueState<Long>)counts).map().map().segments();
+        segments[0] = ((ChronicleValueState<Long>)counts).map().created().segments();
         final ValueState<String> names = store.getValueState(new ValueStateDescriptor<>("names", String.class, ""));
         for (long key = 0; key < 200; key++)
         {
@@ -625,7 +660,7 @@ class ChronicleKeyedStateStoreTest
         final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
-        final int segments = map.map().segments();
+        final int segments = map.created().segments();
         assertThat(segments).as("segments of a map of 50,000 entries").isGreaterThanOrEqualTo(4);
         final int paused = segments / 2;
         final int emptied = paused + 1;
@@ -773,7 +808,7 @@ class ChronicleKeyedStateStoreTest
         // a map sized for a million entries has thousands of segments; ten keys sit in at most ten of them
         final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withHotKeysPerState(0));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
-        final int segments = ((ChronicleValueState<Long>)counts).map().map().segments();
+        final int segments = ((ChronicleValueState<Long>)counts).map().created().segments();
         assertThat(segments).isGreaterThan(100);
         final Map<Object, Object> expected = new HashMap<>();
         for (long key = 0; key < 10; key++)

@@ -358,7 +358,7 @@ class HotKeyFrontTest
         store.trackChanges();
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
-        final int segments = map.map().segments();
+        final int segments = map.created().segments();
         assertThat(segments).as("segments of a map of 50,000 entries").isGreaterThanOrEqualTo(4);
         final int paused = segments / 2;
         final Map<Object, Object> model = new HashMap<>();
