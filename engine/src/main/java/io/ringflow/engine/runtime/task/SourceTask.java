@@ -76,10 +76,11 @@ public final class SourceTask extends Task
         if (requested > lastForwardedBarrier())
         {
             final long start = System.nanoTime();
-            forwardBarrier(requested, (packed & 1) != 0 ? BarrierKind.SAVEPOINT : BarrierKind.CHECKPOINT,
-                System.currentTimeMillis());
+            // the synchronous part is the snapshot alone: emitting the barrier may wait for room in the ring
+            final long syncNanos = forwardBarrier(requested, (packed & 1) != 0 ? BarrierKind.SAVEPOINT :
+                BarrierKind.CHECKPOINT, System.currentTimeMillis());
             // the cut: the position after the last record emitted before the barrier
-            acknowledgeSnapshot(requested, source.position(), start, System.nanoTime() - start, 0, false);
+            acknowledgeSnapshot(requested, source.position(), start, syncNanos, 0, false);
         }
     }
 

@@ -487,15 +487,20 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
      * @param checkpointId the barrier's checkpoint.
      * @param kind         checkpoint or savepoint.
      * @param timestamp    trigger time, epoch ms.
+     * @return the nanoseconds of the synchronous part (the snapshot of the chain), without the emission of the
+     *     barrier, which may wait for room in a ring; -1 when the barrier was ignored.
      */
-    final void forwardBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
+    final long forwardBarrier(final long checkpointId, final BarrierKind kind, final long timestamp)
     {
         if (checkpointId <= lastForwardedBarrier)
         {
-            return;
+            return -1;
         }
+        final long start = System.nanoTime();
         snapshotChain(checkpointId);
+        final long syncNanos = System.nanoTime() - start;
         emitBarrier(checkpointId, kind, timestamp);
+        return syncNanos;
     }
 
     /**
