@@ -150,9 +150,10 @@ import java.util.function.Function;
  *   a read of the same key (read-then-write), else from one map lookup.</li>
  *   <li><b>Restore.</b> Fronts start empty; restored states not declared have none.</li>
  * </ul>
- * Trade-offs: the synchronous part of a snapshot grows by O(C) per value state with hot keys (not with the number of
- * keys); the heap holds at most C keys and values per value state, and the front's maps are sized once for C; every
- * delta carries the whole front (up to C entries per value state), changed since its base or not; an update of a hot
+ * Trade-offs: the synchronous part of a snapshot grows by O(C) per value state with a boxed front (C at most 1,024 by
+ * default), O(1) for a front of {@code Long} counters; the heap holds at most C keys and values per value state (and
+ * up to about three times a counter front's table while a checkpoint is written); a delta carries the front's
+ * entries changed since its base; an update of a hot
  * key whose value codec has no {@link io.ringflow.state.codec.Codec#maxEncodedLength() bound} still encodes the value
  * once, to check its size. Values are kept as objects and snapshotted later, as in the heap store: a value handed to
  * {@code update} must not be mutated afterwards, and a value read from the front is the object stored there.
@@ -427,7 +428,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public boolean prefersFullSnapshot(final long baseCheckpointId)
     {
-        return IncrementalBases.prefersFull(maps.values(), baseCheckpointId);
+        long frontOnly = 0;
+        for (final ChronicleState state : declared.values())
+        {
+            frontOnly += state.frontOnlyEntries();
+        }
+        return IncrementalBases.prefersFull(maps.values(), frontOnly, baseCheckpointId);
     }
 
     /**
@@ -464,6 +470,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         final boolean delta = baseCheckpointId >= 0;
         final PendingStatePart[] parts = new PendingStatePart[maps.size()];
         int i = 0;
+        FrontOverlay unclaimed = null;
+        try
+        {
         for (final StateMap map : maps.values())
         {
             map.sealChanges(checkpointId);
@@ -477,6 +486,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             // O(1) for a front of Long counters; a copy of a value state's hot-key front of other types, O(C)
             final FrontOverlay overlay = state == null ? null :
                 state.frontOverlay(keys.keyCodec(), maxParallelism, delta ? baseCheckpointId : Long.MIN_VALUE);
+            unclaimed = overlay;
             if (state != null)
             {
                 state.sealFront(checkpointId);
@@ -485,6 +495,22 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 new PendingStateDelta(map, meta, ttlMillis, barrierTime, overlay,
                     map.changesSince(baseCheckpointId)) :
                 new PendingStateSnapshot(map, meta, ttlMillis, barrierTime, overlay);
+            unclaimed = null;
+        }
+        }
+        catch (final RuntimeException ex)
+        {
+            // nothing was registered yet: end the claims of the fronts' views taken so far, else the task would keep
+            // copying chunks for a snapshot nobody reads
+            if (unclaimed != null)
+            {
+                unclaimed.release();
+            }
+            for (int built = 0; built < i; built++)
+            {
+                parts[built].release();
+            }
+            throw ex;
         }
         bases.sealed(maps.values(), checkpointId);
         for (final PendingStatePart part : parts)

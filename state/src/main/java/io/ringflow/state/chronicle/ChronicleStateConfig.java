@@ -34,19 +34,30 @@ public final class ChronicleStateConfig
     public static final int HOT_KEYS_FROM_BUDGET = -1;
     /** Largest {@link #hotKeysPerState()}. */
     public static final int MAX_HOT_KEYS_PER_STATE = 1 << 27;
-    /** Default {@link #hotFrontBytesPerState()}: 64 MiB. */
+    /** The largest default {@link #hotFrontBytesPerState()}: 64 MiB. */
     public static final long DEFAULT_HOT_FRONT_BYTES_PER_STATE = 64L << 20;
+    /**
+     * Default {@link #hotFrontBytesPerState()} in this JVM: 64 MiB, or a sixteenth of the maximum heap when that is
+     * less (at least the smallest front), so that a small heap is not filled by fronts.
+     */
+    static final long HOT_FRONT_BYTES_FOR_THIS_HEAP = Math.max(
+        2 * ChronicleStateConfig.UNBOXED_FRONT_BYTES_PER_SLOT * 1024L, Math.min(DEFAULT_HOT_FRONT_BYTES_PER_STATE, Runtime.getRuntime().maxMemory() / 16));
     /**
      * Heap bytes per key of a front of {@code Long} keys and values: two slots of 16 bytes (load at most one half),
      * 24 when change stamps are kept for incremental checkpoints.
      */
     static final int UNBOXED_FRONT_BYTES_PER_SLOT = 16;
+    /**
+     * The most keys of a front of boxed keys or values sized by the budget: such a front is copied at every barrier
+     * (O(keys)) and turns over whole, so it stays small; {@link #withHotKeysPerState} can still ask for more.
+     */
+    public static final int BOXED_HOT_KEYS = 1024;
     /** Heap bytes per entry of a front of boxed keys or values, besides the encoded sizes: map node, boxes, table. */
     static final int BOXED_FRONT_OVERHEAD_BYTES = 96;
 
     private static final ChronicleStateConfig DEFAULTS = new ChronicleStateConfig(DEFAULT_EXPECTED_ENTRIES,
         DEFAULT_AVERAGE_KEY_SIZE, DEFAULT_AVERAGE_VALUE_SIZE, DEFAULT_MAX_ENTRY_SIZE, DEFAULT_MAX_GROWTH_FACTOR, null,
-        HOT_KEYS_FROM_BUDGET, DEFAULT_HOT_FRONT_BYTES_PER_STATE);
+        HOT_KEYS_FROM_BUDGET, HOT_FRONT_BYTES_FOR_THIS_HEAP);
 
     private final long expectedEntriesPerState;
     private final int averageKeySize;
@@ -66,7 +77,7 @@ public final class ChronicleStateConfig
             hotKeysPerState > MAX_HOT_KEYS_PER_STATE)
         {
             throw new IllegalArgumentException("hotKeysPerState must be in [0, " + MAX_HOT_KEYS_PER_STATE +
-                "], not " + hotKeysPerState);
+                "], or HOT_KEYS_FROM_BUDGET (-1), not " + hotKeysPerState);
         }
         if (hotFrontBytesPerState != 0 && hotFrontBytesPerState < 2 * UNBOXED_FRONT_BYTES_PER_SLOT * 1024L)
         {
@@ -75,7 +86,7 @@ public final class ChronicleStateConfig
                 UNBOXED_FRONT_BYTES_PER_SLOT + " bytes); 0 turns the front off");
         }
         final long maxHeap = Runtime.getRuntime().maxMemory();
-        if (hotFrontBytesPerState > maxHeap / 2 && hotFrontBytesPerState != DEFAULT_HOT_FRONT_BYTES_PER_STATE)
+        if (hotFrontBytesPerState > maxHeap / 2)
         {
             throw new IllegalArgumentException("hotFrontBytesPerState " + hotFrontBytesPerState + " is more than " +
                 "half of this JVM's maximum heap (" + maxHeap + " bytes): the front lives on the heap; lower it or " +
@@ -120,7 +131,8 @@ public final class ChronicleStateConfig
 
     /**
      * @return 1,000,000 entries per state, 8-byte keys, 16-byte values, entries up to 16 KiB, growth to 4 times,
-     * in memory, a hot-key front of up to 64 MiB per value state on the heap (about 2 million {@code Long} counters).
+     * in memory, a hot-key front of up to 64 MiB (or a sixteenth of the maximum heap, if less) per value state on the
+     * heap (about 2 million {@code Long} counters).
      */
     public static ChronicleStateConfig defaults()
     {
@@ -260,8 +272,9 @@ public final class ChronicleStateConfig
      * @return the heap each value state's hot-key front may use, in bytes, when {@link #hotKeysPerState()} is
      * {@link #HOT_KEYS_FROM_BUDGET}: a front of {@code Long} keys and values holds a key per 32 bytes (48 with the
      * change stamps of incremental checkpoints), rounded down to a power of two; other fronts a key per
-     * {@code 96 + averageKeySize + averageValueSize} bytes. A front grows as keys arrive, so a small state uses little
-     * of it. 0 disables the front.
+     * {@code 96 + averageKeySize + averageValueSize} bytes, at most {@link #BOXED_HOT_KEYS}. A front grows as keys
+     * arrive, so a small state uses little of it. While a checkpoint is written the table of {@code Long} counters
+     * can need up to about three times its size (the flusher's copy, its sort, chunk copies). 0 disables the front.
      */
     public long hotFrontBytesPerState()
     {
@@ -291,7 +304,9 @@ public final class ChronicleStateConfig
                 (UNBOXED_FRONT_BYTES_PER_SLOT + (tracksChanges ? Long.BYTES : 0)));
             return (int)Math.min(MAX_HOT_KEYS_PER_STATE, slots / 2);
         }
-        return (int)Math.max(1, Math.min(MAX_HOT_KEYS_PER_STATE,
+        // a boxed front is copied at every barrier and turns over whole: kept at most BOXED_HOT_KEYS, so that neither
+        // grows with the budget
+        return (int)Math.max(1, Math.min(BOXED_HOT_KEYS,
             hotFrontBytesPerState / (BOXED_FRONT_OVERHEAD_BYTES + averageKeySize + averageValueSize)));
     }
 

@@ -176,6 +176,10 @@ final class CopyOnWriteLongTable
      */
     boolean replace(final long key, final long value, final long stamp)
     {
+        if (value == MISSING)
+        {
+            throw new IllegalArgumentException("the table cannot hold the value " + MISSING);
+        }
         final int slot = find(key);
         if (slot < 0)
         {

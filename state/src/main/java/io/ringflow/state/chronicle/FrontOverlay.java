@@ -10,8 +10,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A value state's {@link HotKeyFront} as of a snapshot's barrier: a copy of its maps (key object to value object),
- * taken on the task thread in O(front capacity), and encoded by the flusher into stored keys and values.
+ * A value state's {@link HotKeyFront} as of a snapshot's barrier, encoded by the flusher into stored keys and values:
+ * for a front of {@code Long} keys and values an O(1) view of its {@link CopyOnWriteLongTable}, read (copied) by the
+ * flusher at its first use; for other fronts a copy of their maps taken on the task thread, O(keys held).
  *
  * <p>For every key it holds, its value is the key's value at the barrier, newer than whatever the state's Chronicle
  * Map held for that key then, and newer than anything preserved for it since (a write back after the barrier writes
@@ -19,11 +20,12 @@ import java.util.Map;
  * ({@link PendingStateSnapshot}, {@link PendingStateDelta}) emits these entries and skips every live or preserved map
  * entry whose key is here.
  *
- * <p>Values are shared with the front, not copied: like the heap store, a value handed to {@code update} must not be
- * mutated afterwards.
+ * <p>Values of boxed fronts are shared with the front, not copied: like the heap store, a value handed to
+ * {@code update} must not be mutated afterwards.
  *
- * <p>Thread contract: built on the task thread, never modified after; {@link #encode} on the flusher of the one
- * snapshot part that holds it.
+ * <p>Thread contract: built on the task thread; {@link #encode}, {@link #forEachEncoded} and {@link #sortedLongRun}
+ * on the flusher of the one snapshot part that holds it; {@link #release} on the flusher or, for a snapshot abandoned
+ * before it was written, any one thread, never concurrently with the flusher's reading.
  */
 final class FrontOverlay
 {

@@ -55,16 +55,17 @@ final class IncrementalBases
 
     /**
      * @param maps             the store's maps.
+     * @param frontOnly        keys held only in hot-key fronts (no map entry).
      * @param baseCheckpointId a possible base.
      * @return true when the keys changed since the base (counted per interval, so an upper bound) exceed a quarter of
-     *     the keys held: a delta's flusher looks up each changed key, about four times slower per key than the
+     *     the keys held, in maps and fronts: a delta's flusher looks up each changed key, about four times slower per key than the
      *     segment scan of a full snapshot on this machine, so beyond roughly a quarter a full snapshot is written
      *     faster.
      */
-    static boolean prefersFull(final Collection<StateMap> maps, final long baseCheckpointId)
+    static boolean prefersFull(final Collection<StateMap> maps, final long frontOnly, final long baseCheckpointId)
     {
         long changed = 0;
-        long held = 0;
+        long held = frontOnly;
         for (final StateMap map : maps)
         {
             changed += map.changedKeysSince(baseCheckpointId);

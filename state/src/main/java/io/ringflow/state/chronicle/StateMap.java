@@ -36,8 +36,8 @@ final class StateMap
     private final String name;
     /**
      * The map, created at the first write ({@link #created()}): a state that never needs one (it lives in its hot-key
-     * front, or is never written) never initialises Chronicle, its memory or its files. Null before. Written on the
-     * task thread; a flusher reads it only for a snapshot taken after it was set (segments occupied, or changes).
+     * front, or is never written) never initialises Chronicle, its memory or its files. Null before. Task thread
+     * only: a snapshot part captures it at the barrier ({@link PendingStatePart#mapAtBarrier}) for its flusher.
      */
     private ChronicleMap<EncodedBytes, EncodedBytes> map;
     /** Creates {@link #map}; null once it has. */
@@ -119,6 +119,10 @@ final class StateMap
 
     private ChronicleMap<EncodedBytes, EncodedBytes> create()
     {
+        if (creator == null)
+        {
+            throw new IllegalStateException("state '" + name + "' is closed");
+        }
         final ChronicleMap<EncodedBytes, EncodedBytes> created = creator.get();
         final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)created;
         tiers = hash.globalMutableState();

@@ -261,6 +261,7 @@ class CopyOnWriteLongTableTest
         final CopyOnWriteLongTable table = new CopyOnWriteLongTable(1);
         assertThatThrownBy(() -> table.put(1, MISSING, MISSING)).isInstanceOf(IllegalArgumentException.class);
         table.put(1, 2, MISSING);
+        assertThatThrownBy(() -> table.replace(1, MISSING, MISSING)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> table.put(2, 2, MISSING)).isInstanceOf(IllegalStateException.class);
         assertThat(table.put(1, 3, MISSING)).isEqualTo(2);
     }

@@ -640,11 +640,16 @@ class HotKeyFrontTest
         final ChronicleStateConfig defaults = ChronicleStateConfig.defaults();
 
         assertThat(defaults.hotKeysPerState()).isEqualTo(ChronicleStateConfig.HOT_KEYS_FROM_BUDGET);
-        assertThat(defaults.hotFrontBytesPerState()).isEqualTo(64L << 20);
-        // 64 MiB: 4 Mi slots of 16 bytes, two per key; with change stamps (24 bytes a slot) 2 Mi slots
-        assertThat(defaults.hotKeyCapacity(true, false)).isEqualTo(1 << 21);
-        assertThat(defaults.hotKeyCapacity(true, true)).isEqualTo(1 << 20);
-        assertThat(defaults.hotKeyCapacity(false, false)).isEqualTo((int)((64L << 20) / (96 + 8 + 16)));
+        // 64 MiB, or a sixteenth of the heap if less (surefire's 512 MB heap: 32 MiB)
+        final long budget = Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16);
+        assertThat(defaults.hotFrontBytesPerState()).isEqualTo(budget);
+        // slots of 16 bytes, two per key; with change stamps (24 bytes a slot) fewer
+        assertThat(defaults.hotKeyCapacity(true, false)).isEqualTo((int)(Long.highestOneBit(budget / 16) / 2));
+        assertThat(defaults.hotKeyCapacity(true, true)).isEqualTo((int)(Long.highestOneBit(budget / 24) / 2));
+        assertThat(ChronicleStateConfig.defaults().withHotFrontBytesPerState(64L << 20).hotKeyCapacity(true, false))
+            .isEqualTo(1 << 21);
+        // boxed fronts are copied at every barrier: they stay small whatever the budget
+        assertThat(defaults.hotKeyCapacity(false, false)).isEqualTo(ChronicleStateConfig.BOXED_HOT_KEYS);
         assertThat(defaults.withHotKeysPerState(7).hotKeyCapacity(true, true)).isEqualTo(7);
         assertThat(defaults.withHotFrontBytesPerState(0).hotKeyCapacity(true, false)).isZero();
         assertThat(defaults.withHotKeysPerState(0).hotKeysPerState()).isZero();
@@ -664,7 +669,8 @@ class HotKeyFrontTest
             .hasMessageContaining("hotFrontBytesPerState " + tooMuch).hasMessageContaining("maximum heap");
         final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
-        assertThat(((ChronicleValueState<Long>)counts).front().capacity()).isEqualTo(1 << 21);
+        assertThat(((ChronicleValueState<Long>)counts).front().capacity())
+            .isEqualTo(defaults.hotKeyCapacity(true, false));
         final ValueState<String> names = store.getValueState(new ValueStateDescriptor<>("names", String.class));
         assertThat(((ChronicleValueState<String>)names).front().capacity())
             .isEqualTo(defaults.hotKeyCapacity(false, false));
