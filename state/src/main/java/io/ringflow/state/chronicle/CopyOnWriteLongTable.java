@@ -365,16 +365,11 @@ final class CopyOnWriteLongTable
 
     private void preserve(final int chunk)
     {
+        forgetDoneViews();
         long[] copy = null;
-        int kept = 0;
         for (int i = 0; i < viewCount; i++)
         {
             final View view = views[i];
-            if (view.done)
-            {
-                continue;
-            }
-            views[kept++] = view;
             if (view.entries == entries && view.cursor <= chunk && view.copyOf(chunk) == null)
             {
                 if (copy == null)
@@ -384,10 +379,23 @@ final class CopyOnWriteLongTable
                 view.keep(chunk, copy);
             }
         }
-        Arrays.fill(views, kept, viewCount, null);
-        viewCount = kept;
         // the copy's reference is visible before any change of the chunk that follows
         VarHandle.storeStoreFence();
+    }
+
+    /** Drops the views whose readers need nothing more. */
+    private void forgetDoneViews()
+    {
+        int kept = 0;
+        for (int i = 0; i < viewCount; i++)
+        {
+            if (!views[i].done)
+            {
+                views[kept++] = views[i];
+            }
+        }
+        Arrays.fill(views, kept, viewCount, null);
+        viewCount = kept;
     }
 
     private long[] copyChunk(final int chunk)
@@ -413,16 +421,7 @@ final class CopyOnWriteLongTable
     {
         final View view = new View(entries, stamps, size, Math.min(CHUNK_SLOTS, mask + 1));
         seq++;
-        int kept = 0;
-        for (int i = 0; i < viewCount; i++)
-        {
-            if (!views[i].done)
-            {
-                views[kept++] = views[i];
-            }
-        }
-        Arrays.fill(views, kept, viewCount, null);
-        viewCount = kept;
+        forgetDoneViews();
         if (viewCount == views.length)
         {
             views = Arrays.copyOf(views, 2 * viewCount);

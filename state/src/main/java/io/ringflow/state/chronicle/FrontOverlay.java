@@ -190,7 +190,8 @@ final class FrontOverlay
      */
     KeyGroupBuckets.LongRun sortedLongRun(final int stateIndex, final KeyGroupRange range)
     {
-        if (longLongView == null || keyCodec != (Codec<?>)LongCodec.INSTANCE || valueCodec != (Codec<?>)LongCodec.INSTANCE)
+        if (longLongView == null || keyCodec != (Codec<?>)LongCodec.INSTANCE ||
+            valueCodec != (Codec<?>)LongCodec.INSTANCE)
         {
             return null;
         }
@@ -247,31 +248,15 @@ final class FrontOverlay
         final EncodedBytes value = new EncodedBytes(64);
         if (longLongView != null)
         {
-            // Long values through the built-in codec too: each entry written as that codec writes it, unboxed
-            final boolean unboxed = valueCodec == (Codec<?>)LongCodec.INSTANCE;
+            // Long values through a codec of the user's (the built-in one goes through sortedLongRun)
             final CopyOnWriteLongTable.Frozen table = longLongs();
             for (int slot = 0, slots = table.slots(); slot < slots; slot++)
             {
                 if (emitted(table, slot))
                 {
-                    final long longKey = table.keyAt(slot);
-                    final long longValue = table.valueAt(slot);
-                    final int keyGroup;
-                    if (unboxed)
-                    {
-                        keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(longKey), maxParallelism);
-                        key.buffer().putLong(StoredKeyLayout.KEY_OFFSET, longKey);
-                        StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
-                        key.length(StoredKeyLayout.KEY_OFFSET + LongCodec.SIZE);
-                        value.buffer().putLong(0, longValue);
-                        value.length(LongCodec.SIZE);
-                    }
-                    else
-                    {
-                        encodeEntry(longKey, longValue, key, value);
-                        keyGroup = StoredKeyLayout.keyGroup(key.array());
-                    }
-                    consumer.accept(keyGroup, key.array(), key.length(), value.array(), value.length());
+                    encodeEntry(table.keyAt(slot), table.valueAt(slot), key, value);
+                    consumer.accept(StoredKeyLayout.keyGroup(key.array()), key.array(), key.length(), value.array(),
+                        value.length());
                 }
             }
         }

@@ -105,29 +105,6 @@ final class PendingStateDelta extends PendingStatePart
         }
         final Map<PreservedKey, byte[]> front = encodedOverlay();
         final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
-        if (map == null)
-        {
-            // no map at the barrier: no key had a map entry then. A changed key not in the front was cleared from it
-            // (recorded as a change), so it is absent at the barrier: a tombstone.
-            final Set<PreservedKey> emitted = new java.util.HashSet<>();
-            for (final Set<PreservedKey> keys : changed)
-            {
-                for (final PreservedKey changedKey : keys)
-                {
-                    // once, though a key may be in several change sets
-                    if (!front.containsKey(changedKey) && emitted.add(changedKey))
-                    {
-                        emitKey(into, stateIndex, changedKey, ABSENT, 0);
-                    }
-                }
-            }
-            for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
-            {
-                emitKey(into, stateIndex, hot.getKey(), hot.getValue(), hot.getValue().length);
-            }
-            release();
-            return;
-        }
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
         for (final Set<PreservedKey> keys : changed)
@@ -137,6 +114,16 @@ final class PendingStateDelta extends PendingStatePart
                 if (front.containsKey(changedKey))
                 {
                     // emitted from the overlay below, whatever the map holds
+                    continue;
+                }
+                if (map == null)
+                {
+                    // no map at the barrier, so no key had an entry then: a changed key not in the front was cleared
+                    // from it, a tombstone; once (marked read), though a key may be in several change sets
+                    if (preserved.put(changedKey, READ) != READ)
+                    {
+                        emitKey(into, stateIndex, changedKey, ABSENT, 0);
+                    }
                     continue;
                 }
                 key.ensureCapacity(changedKey.length());

@@ -173,15 +173,7 @@ public final class KeyedSnapshotWriter
         final CodecBuffer subKey, final int subKeyOffset, final int subKeyLength,
         final CodecBuffer value, final int valueOffset, final int valueLength) throws IOException
     {
-        if (remainingInGroup == 0)
-        {
-            throw new IllegalStateException("more entries than announced for key group " + lastGroup);
-        }
-        if (stateIndex < 0 || stateIndex >= statesCount)
-        {
-            throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
-        }
-        remainingInGroup--;
+        countEntry(stateIndex);
         putInt(stateIndex);
         writeBytes(key, keyOffset, keyLength);
         if (value == null)
@@ -212,15 +204,7 @@ public final class KeyedSnapshotWriter
      */
     public void longEntry(final int stateIndex, final long key, final long value) throws IOException
     {
-        if (remainingInGroup == 0)
-        {
-            throw new IllegalStateException("more entries than announced for key group " + lastGroup);
-        }
-        if (stateIndex < 0 || stateIndex >= statesCount)
-        {
-            throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
-        }
-        remainingInGroup--;
+        countEntry(stateIndex);
         ensure(LONG_ENTRY_BYTES);
         final ByteBuffer chunk = this.chunk;
         int at = position;
@@ -231,6 +215,20 @@ public final class KeyedSnapshotWriter
         chunk.putInt(at + 20, Long.BYTES);
         chunk.putLong(at + 24, Long.reverseBytes(value));
         position = at + LONG_ENTRY_BYTES;
+    }
+
+    /** Counts one more entry of the current key group, of state {@code stateIndex}, refusing one too many. */
+    private void countEntry(final int stateIndex)
+    {
+        if (remainingInGroup == 0)
+        {
+            throw new IllegalStateException("more entries than announced for key group " + lastGroup);
+        }
+        if (stateIndex < 0 || stateIndex >= statesCount)
+        {
+            throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
+        }
+        remainingInGroup--;
     }
 
     /** The bytes {@link #longEntry} writes. */
