@@ -448,20 +448,23 @@ class EventTimeTest
 
     /**
      * Joins orders with their payments by order id: an order waits 10 time units (an event-time timer) for its
-     * payment, then is reported paid or unpaid; payments with no order go to a side output.
+     * payment, then is reported paid or unpaid; payments with no order go to a side output. The two inputs are
+     * independent sources, so a key's payment may reach the function before its order: the payment is remembered
+     * and registers a timer of its own, and only that timer (which fires once the watermark has passed it, after
+     * every order of the test has arrived) decides that a payment had no order.
      */
     static final class PaidWithin extends io.ringflow.engine.api.functions.KeyedCoProcessFunction<Long, Order, Payment,
         String>
     {
         static final OutputTag<Long> ORPHAN = new OutputTag<>("orphan-payment", Long.class);
         private io.ringflow.state.keyed.ValueState<Long> due;
-        private io.ringflow.state.keyed.ValueState<Boolean> paid;
+        private io.ringflow.state.keyed.ValueState<Long> paidAt;
 
         @Override
         public void open(final io.ringflow.engine.api.functions.RuntimeContext context)
         {
             due = context.getState(new io.ringflow.state.keyed.ValueStateDescriptor<>("due", Long.class));
-            paid = context.getState(new io.ringflow.state.keyed.ValueStateDescriptor<>("paid", Boolean.class));
+            paidAt = context.getState(new io.ringflow.state.keyed.ValueStateDescriptor<>("paid-at", Long.class));
         }
 
         @Override
@@ -474,23 +477,26 @@ class EventTimeTest
         @Override
         public void processElement2(final Payment payment, final Context<Long> ctx, final Collector<String> out)
         {
-            if (due.value() == null)
-            {
-                ctx.output(ORPHAN, payment.id());
-                return;
-            }
-            if (ctx.timestamp() <= due.value())
-            {
-                paid.update(true);
-            }
+            paidAt.update(ctx.timestamp());
+            ctx.timerService().registerEventTimeTimer(ctx.timestamp());
         }
 
         @Override
         public void onTimer(final long timestamp, final OnTimerContext<Long> ctx, final Collector<String> out)
         {
-            out.collect(ctx.getCurrentKey() + (paid.value() != null ? " paid" : " unpaid"));
-            due.clear();
-            paid.clear();
+            final Long orderDue = due.value();
+            final Long payment = paidAt.value();
+            if (orderDue != null && timestamp == orderDue)
+            {
+                out.collect(ctx.getCurrentKey() + (payment != null && payment <= orderDue ? " paid" : " unpaid"));
+                due.clear();
+                paidAt.clear();
+            }
+            else if (orderDue == null && payment != null && timestamp == payment)
+            {
+                ctx.output(ORPHAN, ctx.getCurrentKey());
+                paidAt.clear();
+            }
         }
     }
 
