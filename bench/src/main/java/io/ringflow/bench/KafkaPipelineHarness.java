@@ -163,7 +163,7 @@ public final class KafkaPipelineHarness
      * sends each new count with an idempotent producer, flushed at the end. What the Kafka clients and the broker in
      * this JVM manage on this machine: the ceiling for the pipeline.
      */
-    private static void baseline(final LocalKafkaBroker broker, final long events)
+    private static void baseline(final LocalKafkaBroker broker, final long events) throws InterruptedException
     {
         produceViews(broker, events);
         final long start = System.nanoTime();
@@ -352,8 +352,13 @@ public final class KafkaPipelineHarness
     }
 
     /** @return how many records of the round's output topic a read_committed consumer reads now. */
-    private static long countCommitted(final LocalKafkaBroker broker)
+    private static long countCommitted(final LocalKafkaBroker broker) throws InterruptedException
     {
+        // the last commits' markers reach the partitions after the job ended
+        if (!CommittedRecords.awaitSettled(broker.bootstrapServers(), counts, Duration.ofMinutes(1)))
+        {
+            System.out.println("the output topic still has an open transaction after a minute");
+        }
         final long[] count = {0};
         CommittedRecords.forEach(broker.bootstrapServers(), counts, record -> count[0]++);
         return count[0];

@@ -16,6 +16,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * What a {@code read_committed} consumer sees of a topic now: for checking a job's exactly-once output (tests, the
  * sample, benchmarks). Reads up to each partition's last stable offset as it is when the call starts, so records
  * of open transactions are neither seen nor waited for, and records written meanwhile are left out.
+ *
+ * <p>A transaction's commit returns to its producer once the broker logged the decision; the commit markers reach
+ * the topic's partitions a little later, and only then do its records count below the last stable offset. So a
+ * finished job's last transactions can still be invisible right after the job ends: call
+ * {@link #awaitSettled} before checking a finished job's output.
  */
 public final class CommittedRecords
 {
@@ -70,6 +75,36 @@ public final class CommittedRecords
         }
     }
 
+    /**
+     * Waits until no transaction is open or being completed on any partition of the topic: every partition's last
+     * stable offset equals its end offset (polled every 20 ms).
+     *
+     * @param bootstrapServers the brokers.
+     * @param topic            the topic.
+     * @param timeout          how long to wait at most.
+     * @return whether the topic settled within the timeout; {@code false} means a transaction is still open on it
+     *     (a producer that neither committed nor aborted, until the broker's transaction timeout aborts it).
+     */
+    public static boolean awaitSettled(final String bootstrapServers, final String topic, final Duration timeout)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        try (KafkaConsumer<byte[], byte[]> committed = consumer(bootstrapServers, "read_committed");
+            KafkaConsumer<byte[], byte[]> written = consumer(bootstrapServers, "read_uncommitted"))
+        {
+            final List<TopicPartition> all = partitions(committed, topic);
+            while (!committed.endOffsets(all).equals(written.endOffsets(all)))
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    return false;
+                }
+                Thread.sleep(20);
+            }
+            return true;
+        }
+    }
+
     private static List<TopicPartition> partitions(final KafkaConsumer<byte[], byte[]> consumer, final String topic)
     {
         return consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
@@ -77,9 +112,14 @@ public final class CommittedRecords
 
     private static KafkaConsumer<byte[], byte[]> consumer(final String bootstrapServers)
     {
+        return consumer(bootstrapServers, "read_committed");
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(final String bootstrapServers, final String isolation)
+    {
         return new KafkaConsumer<>(Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation,
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000,
             ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));

@@ -136,6 +136,10 @@ class KafkaExactlyOnceTest
             .isEqualTo(JobStatus.FINISHED);
         job.close();
 
+        // the last commits' markers reach the partitions after the job ended: wait for them, not for time
+        final boolean settled = CommittedRecords.awaitSettled(broker.bootstrapServers(), out, Duration.ofMinutes(2));
+        assertThat(settled).as("the output settles: no transaction left open on it (open with the job's prefix: %s)",
+            KafkaTestSupport.openTransactions(broker.admin(), prefix)).isTrue();
         final Map<Long, List<Long>> perKey = KafkaTestSupport.countsPerKey(
             KafkaTestSupport.readCommitted(broker.bootstrapServers(), out));
         for (long key = 0; key < KEYS; key++)
