@@ -148,7 +148,9 @@ import java.util.function.Function;
  *   <li><b>Counting.</b> The front knows how many of its keys also have a (stale) map entry, so
  *   {@link #entryCount()} stays exact. Entering the front needs that answer: it comes free when the update follows
  *   a read of the same key (read-then-write), else from one map lookup.</li>
- *   <li><b>Restore.</b> Fronts start empty; restored states not declared have none.</li>
+ *   <li><b>Restore.</b> A restored value state of {@code Long} counters gets its entries into its front, unless
+ *   they do not fit its capacity ({@link SnapshotRestore}); other fronts start empty; restored states not declared
+ *   have none.</li>
  * </ul>
  * Trade-offs: the synchronous part of a snapshot grows by O(C) per value state with a boxed front (C at most 1,024 by
  * default), O(1) for a front of {@code Long} counters; the heap holds at most C keys and values per value state (and
@@ -242,7 +244,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         this.keys = new StoreKeys(codecs, maxParallelism, config.maxEntrySize());
         this.mapFactory = new StateMapFactory(config);
         this.restore = new SnapshotRestore(codecs, maxParallelism, keyGroups, config.maxEntrySize(), keys,
-            this::restoredMap);
+            this::restoredMap, config.hotKeyCapacity(false, false) > 0 ? config.hotKeyCapacity(true, false) : 0);
     }
 
     @Override
@@ -475,8 +477,13 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
         for (final StateMap map : maps.values())
         {
-            map.sealChanges(checkpointId);
             final ChronicleState state = declared.get(map.name());
+            if (state == null)
+            {
+                // restored counters not declared (yet): into the map, where a snapshot of an undeclared state reads
+                restore.writeKeptLongs(map);
+            }
+            map.sealChanges(checkpointId);
             // restored, not declared since: carried as it is, expired entries included (the time-to-live belongs to
             // the declaration)
             final StateMeta meta = state == null ? map.restoredMeta() : state.meta(keys.keyClass(), keys.keyCodec());

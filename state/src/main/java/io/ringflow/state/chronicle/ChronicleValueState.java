@@ -385,6 +385,19 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
     }
 
+    /**
+     * At declaration, before the first access: the front takes restored {@code Long} counters whole.
+     *
+     * @param restored restored entries, none of which has a map entry.
+     * @return whether the front took them: it holds counters ({@code Long} values with the built-in codec) and they
+     *     fit its capacity; if not, nothing changed.
+     */
+    boolean adoptRestoredLongs(final CopyOnWriteLongTable restored)
+    {
+        return front != null && valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE &&
+            front.adoptRestored(restored);
+    }
+
     @Override
     void discardFront()
     {

@@ -294,6 +294,27 @@ final class HotKeyFront
     }
 
     /**
+     * Takes a table of restored counters as this front's, when empty and of {@code Long} values (the caller checks
+     * that keys and values use the built-in codec). Their keys must have no map entry (so nothing is shadowed) and no
+     * change stamp (unchanged since the restore: no delta can have a base before it).
+     *
+     * @param restored the restored entries; this front owns the table if it returns true.
+     * @return whether it took them (fewer than its capacity); if not, nothing changed.
+     */
+    boolean adoptRestored(final CopyOnWriteLongTable restored)
+    {
+        if (!longValues || keyClass != null || restored.size() > capacity)
+        {
+            return false;
+        }
+        keyClass = Long.class;
+        longLongs = restored;
+        shadowed = 0;
+        longestKey = Long.BYTES;
+        return true;
+    }
+
+    /**
      * Adds a key that is not here.
      *
      * @param key         the key, encoded by the store (so of its key type, and not too long).

@@ -3,7 +3,9 @@ package io.ringflow.state.chronicle;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.StateCompatibility;
@@ -18,6 +20,15 @@ import java.util.function.Function;
  * ({@link MapBlobLayout}); then, when a restored state is declared, its entries are checked against the declaration
  * and decoded once ({@link #checkRestored}).
  *
+ * <p><b>Counters skip the map.</b> The entries of a value state of {@code Long} keys and values (8 bytes each, no
+ * time-to-live) are kept in a {@link CopyOnWriteLongTable} instead, up to a front's capacity
+ * ({@link StateMap#keepRestoredLong}), the bytes read as the built-in codec writes them (little-endian). When the
+ * state is declared with the built-in {@code Long} codecs and a front of that kind, the front takes the table whole
+ * (no map insert, no move into the front at first access); in any other case the entries are written to the map
+ * with exactly the bytes they were restored from ({@link #writeKeptLongs}), and checked as any, before the
+ * declaration completes or before a snapshot includes the state undeclared. A key is either kept or in the map,
+ * never both: a snapshot holds a key once per state, and snapshots restored together hold disjoint key groups.
+ *
  * <p>Thread contract: the store's task thread.
  */
 final class SnapshotRestore
@@ -29,6 +40,8 @@ final class SnapshotRestore
     private final StoreKeys keys;
     /** The map of a restored state, created at its first entry, checked to be described alike by every snapshot. */
     private final Function<StateMeta, StateMap> restoredMap;
+    /** The most restored {@code Long} counters of one state kept out of its map; 0 to keep none. */
+    private final int maxKeptLongs;
 
     /**
      * @param codecs         the store's codecs.
@@ -37,11 +50,14 @@ final class SnapshotRestore
      * @param maxEntrySize   the largest encoded key plus value.
      * @param keys           the store's keys.
      * @param restoredMap    the map of a restored state, created at its first entry.
+     * @param maxKeptLongs   the most restored {@code Long} counters of one state kept out of its map (the capacity
+     *                       of a front of counters); 0 to keep none.
      */
     SnapshotRestore(
         final CodecRegistry codecs, final int maxParallelism, final KeyGroupRange keyGroups, final int maxEntrySize,
-        final StoreKeys keys, final Function<StateMeta, StateMap> restoredMap)
+        final StoreKeys keys, final Function<StateMeta, StateMap> restoredMap, final int maxKeptLongs)
     {
+        this.maxKeptLongs = maxKeptLongs;
         this.codecs = codecs;
         this.maxParallelism = maxParallelism;
         this.keyGroups = keyGroups;
@@ -66,6 +82,11 @@ final class SnapshotRestore
             snapshot.checkRestorableInto(maxParallelism);
             final List<StateMeta> metas = snapshot.states();
             final StateMap[] targets = new StateMap[metas.size()];
+            final boolean[] counters = new boolean[metas.size()];
+            for (int i = 0; i < counters.length; i++)
+            {
+                counters[i] = maxKeptLongs > 0 && holdsCounters(metas.get(i));
+            }
             snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
                 valueOffset, valueLength) ->
             {
@@ -85,12 +106,56 @@ final class SnapshotRestore
                     return;
                 }
                 checkRestoredSize(target, keyLength, valueLength);
+                if (counters[stateIndex] && keyLength == Long.BYTES && valueLength == Long.BYTES)
+                {
+                    final long counter = bytes.getLong(valueOffset);
+                    if (counter != CopyOnWriteLongTable.MISSING &&
+                        target.keepRestoredLong(bytes.getLong(keyOffset), counter, maxKeptLongs))
+                    {
+                        return;
+                    }
+                }
                 value.ensureCapacity(valueLength);
                 bytes.getBytes(valueOffset, value.array(), 0, valueLength);
                 value.length(valueLength);
                 target.put(key, value);
             });
         }
+    }
+
+    /** @return whether a restored state may be one of {@code Long} counters (its entries' lengths are checked too). */
+    private static boolean holdsCounters(final StateMeta meta)
+    {
+        return meta.kind() == StateKind.VALUE && !meta.timeToLive() && meta.keyType().equals(Long.class.getName()) &&
+            meta.valueType().equals(Long.class.getName());
+    }
+
+    /**
+     * Writes the restored counters kept out of a state's map into it, with the bytes they were restored from; nothing
+     * when none are kept. Task thread.
+     *
+     * @param map the state's map.
+     */
+    void writeKeptLongs(final StateMap map)
+    {
+        final CopyOnWriteLongTable kept = map.restoredLongs();
+        if (kept == null)
+        {
+            return;
+        }
+        final EncodedBytes key = new EncodedBytes(StoredKeyLayout.KEY_OFFSET + Long.BYTES);
+        final EncodedBytes value = new EncodedBytes(Long.BYTES);
+        key.length(StoredKeyLayout.KEY_OFFSET + Long.BYTES);
+        value.length(Long.BYTES);
+        kept.forEach((counterKey, counter) ->
+        {
+            StoredKeyLayout.putKeyGroup(key.buffer(),
+                KeyGroups.keyGroupOfHash(Long.hashCode(counterKey), maxParallelism));
+            key.buffer().putLong(StoredKeyLayout.KEY_OFFSET, counterKey);
+            value.buffer().putLong(0, counter);
+            map.put(key, value);
+        });
+        map.takeRestoredLongs();
     }
 
     /**
@@ -151,12 +216,30 @@ final class SnapshotRestore
             throw new IllegalStateException("state '" + meta.name() + "' cannot be restored: " +
                 map.restoreProblem());
         }
-        if (map.size() == 0)
+        if (map.size() == 0 && !map.hasRestoredLongs())
         {
             return;
         }
         final Codec<Object> restoredKeyCodec = StateCompatibility.restoredKeyCodec(meta, codecs);
         keys.adoptKeyClass(StateCompatibility.restoredKeyClass(meta), meta.name());
+        if (map.hasRestoredLongs())
+        {
+            // 8-byte keys and values, which the built-in Long codecs always decode: taken whole by a front of
+            // counters, else written to the map and checked with its other entries
+            if (restoredKeyCodec == (Codec<?>)LongCodec.INSTANCE && keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE &&
+                state instanceof ChronicleValueState<?> counters && counters.adoptRestoredLongs(map.restoredLongs()))
+            {
+                map.takeRestoredLongs();
+            }
+            else
+            {
+                writeKeptLongs(map);
+            }
+            if (map.size() == 0)
+            {
+                return;
+            }
+        }
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
         map.map().forEachEntry(entry ->

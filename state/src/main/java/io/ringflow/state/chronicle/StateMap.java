@@ -51,6 +51,12 @@ final class StateMap
     private StateMeta restoredMeta;
     /** The pending snapshots that include this state; replaced, never changed, under {@code this}. */
     private volatile PendingStatePart[] pending = NONE;
+    /**
+     * Restored entries of a value state of {@code Long} counters, kept out of the map until the state is declared
+     * ({@link SnapshotRestore}): then its hot-key front takes the table whole, or they are written to the map. Keys
+     * here have no map entry. Null when there are none. Task thread.
+     */
+    private CopyOnWriteLongTable restoredLongs;
     /** What is wrong with the restored entries, found during restore and reported at declaration; or null. */
     private String restoreProblem;
     /** Whether values are map values, counted by user key. Task thread. */
@@ -525,7 +531,49 @@ final class StateMap
     /** @return the entries a snapshot would hold: user keys for a map state, else stored values. Task thread. */
     long entryCount()
     {
-        return holdsMapValues ? userKeys : storedValues;
+        return holdsMapValues ? userKeys : storedValues + (restoredLongs == null ? 0 : restoredLongs.size());
+    }
+
+    /**
+     * Keeps a restored entry of {@code Long} key and value out of the map. Task thread, during a restore.
+     *
+     * @param key     the key.
+     * @param value   its value, not {@link CopyOnWriteLongTable#MISSING}.
+     * @param maxKeys the most entries kept out of the map, at least 1.
+     * @return whether it was kept; if not (the table is full), the caller writes it to the map.
+     */
+    boolean keepRestoredLong(final long key, final long value, final int maxKeys)
+    {
+        if (restoredLongs == null)
+        {
+            restoredLongs = new CopyOnWriteLongTable(maxKeys);
+        }
+        if (restoredLongs.size() == restoredLongs.maxKeys() && restoredLongs.get(key) == CopyOnWriteLongTable.MISSING)
+        {
+            return false;
+        }
+        restoredLongs.put(key, value, CopyOnWriteLongTable.MISSING);
+        return true;
+    }
+
+    /** @return the restored entries kept out of the map, now no longer this map's to count; null when none. */
+    CopyOnWriteLongTable takeRestoredLongs()
+    {
+        final CopyOnWriteLongTable taken = restoredLongs;
+        restoredLongs = null;
+        return taken;
+    }
+
+    /** @return the restored entries kept out of the map, still counted here; null when none. */
+    CopyOnWriteLongTable restoredLongs()
+    {
+        return restoredLongs;
+    }
+
+    /** @return whether restored entries are kept out of the map ({@link #keepRestoredLong}). */
+    boolean hasRestoredLongs()
+    {
+        return restoredLongs != null;
     }
 
     /** @param snapshot a snapshot that includes this state, taken on the task thread. */

@@ -566,7 +566,7 @@ class HotKeyFrontTest
     // ------------------------------------------------------------------------------------------------ restore, config
 
     @Test
-    void aRestoredStoreStartsWithEmptyFrontsAndRestoredStatesNotDeclaredHaveNone()
+    void restoredCountersFillTheirFrontUpToItsCapacityAndUndeclaredStatesKeepTheirsUntilASnapshotNeedsThem()
     {
         final ChronicleKeyedStateStore first = open(16);
         final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
@@ -581,19 +581,101 @@ class HotKeyFrontTest
 
         final ChronicleKeyedStateStore restored = open(16);
         restored.restore(List.of(SnapshotContents.reader(bytes)));
+        assertThat(restored.entryCount()).as("both states, neither declared").isEqualTo(200);
         final ValueState<Long> again = restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final HotKeyFront front = ((ChronicleValueState<Long>)again).front();
-        assertThat(front.size()).isZero();
-        assertThat(restored.entryCount()).as("both states, 'idle' restored but not declared").isEqualTo(200);
+        final StateMap map = ((ChronicleValueState<Long>)again).map();
+        assertThat(front.size()).as("16 restored counters kept for the front").isEqualTo(16);
+        assertThat(front.shadowed()).isZero();
+        assertThat(map.size()).as("the other 84 in the map").isEqualTo(84);
+        assertThat(restored.entryCount()).as("'idle' restored but not declared").isEqualTo(200);
         assertEveryKey(restored, again, model, 100);
-        assertThat(front.size()).as("reads do not enter").isZero();
-        set(restored, again, model, 3L, 33L);
-        assertThat(front.size()).isEqualTo(1);
+        assertThat(front.size()).as("reads do not enter").isEqualTo(16);
+        for (long key = 0; key < 100; key++)
+        {
+            store(restored, key);
+            set(restored, again, model, key, again.value() + 1);
+        }
+        assertThat(front.size() + map.size() - front.shadowed()).isEqualTo(100);
         assertThat(restored.entryCount()).isEqualTo(200);
 
         final Map<String, Map<Object, Object>> contents = decode(SnapshotContents.take(restored, 2));
         assertThat(contents.get("counts")).isEqualTo(model);
-        assertThat(contents.get("idle")).hasSize(100).containsEntry(7L, -7L);
+        assertThat(contents.get("idle")).as("written to its map for the snapshot").hasSize(100)
+            .containsEntry(7L, -7L);
+        final ValueState<Long> idleAgain = restored.getValueState(new ValueStateDescriptor<>("idle", Long.class));
+        assertThat(((ChronicleValueState<Long>)idleAgain).front().size()).as("in the map by now").isZero();
+        restored.setCurrentKey(42L);
+        assertThat(idleAgain.value()).isEqualTo(-42L);
+    }
+
+    @Test
+    void restoredCountersThatFitAreTakenWholeByTheFrontAndNeedNoMap()
+    {
+        final ChronicleKeyedStateStore first = open(ChronicleStateConfig.defaults());
+        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 5_000; key++)
+        {
+            set(first, counts, model, key, key * 3);
+        }
+        // the one value a front of counters cannot hold
+        set(first, counts, model, 77L, Long.MIN_VALUE);
+        final byte[] bytes = SnapshotContents.take(first, 1);
+
+        final ChronicleKeyedStateStore restored = open(ChronicleStateConfig.defaults());
+        restored.restore(List.of(SnapshotContents.reader(bytes)));
+        final ValueState<Long> again = restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final HotKeyFront front = ((ChronicleValueState<Long>)again).front();
+        assertThat(front.size()).isEqualTo(4_999);
+        assertThat(((ChronicleValueState<Long>)again).map().size()).as("key 77 only").isEqualTo(1);
+        assertThat(restored.entryCount()).isEqualTo(5_000);
+        assertEveryKey(restored, again, model, 5_000);
+        for (long key = 0; key < 5_000; key += 7)
+        {
+            set(restored, again, model, key, key);
+        }
+        assertThat(front.size()).as("key 77 entered the front, shadowing its map entry").isEqualTo(5_000);
+        assertThat(decode(SnapshotContents.take(restored, 2))).isEqualTo(
+            SnapshotContents.expected(Map.of("counts", model)));
+        assertThat(restored.entryCount()).isEqualTo(5_000);
+    }
+
+    @ParameterizedTest(name = "a front budget of {0} bytes")
+    @ValueSource(longs = {32 * 1024, 64 * 1024 * 1024})
+    void restoredCountersWithIncrementalCheckpointsGiveDeltasOfTheirChangesOnly(final long budget)
+    {
+        final ChronicleStateConfig config = ChronicleStateConfig.defaults().withHotFrontBytesPerState(budget);
+        final ChronicleKeyedStateStore first = open(config);
+        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 1_000; key++)
+        {
+            set(first, counts, model, key, key);
+        }
+        final byte[] bytes = SnapshotContents.take(first, 1);
+
+        final ChronicleKeyedStateStore restored = open(config);
+        restored.restore(List.of(SnapshotContents.reader(bytes)));
+        restored.trackChanges();
+        final ValueState<Long> again = restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final HotKeyFront front = ((ChronicleValueState<Long>)again).front();
+        // 1,000 counters fit a front without change stamps of 32 KiB (1,024 keys), not one with (512): then the map
+        assertThat(front.size()).isEqualTo(config.hotKeyCapacity(true, true) >= 1_000 ? 1_000 : 0);
+        assertEveryKey(restored, again, model, 1_000);
+        final byte[] base = SnapshotContents.take(restored, 2);
+        assertThat(decode(base)).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+
+        for (long key = 100; key < 110; key++)
+        {
+            set(restored, again, model, key, -key);
+        }
+        clear(restored, again, model, 500L);
+        final byte[] delta = SnapshotContents.write(restored.incrementalSnapshot(3, 2));
+        final List<String> entries = SnapshotContents.rawEntries(delta);
+        assertThat(entries).as("the changed keys only").hasSize(11);
+        assertThat(entries).filteredOn(line -> line.endsWith("tombstone")).as("the cleared key").hasSize(1);
+        assertThat(merge(base, delta)).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
     }
 
     @Test
@@ -689,6 +771,11 @@ class HotKeyFrontTest
             return random.nextInt(1_001);
         }
         return (phase == 0 ? 0 : 600) + random.nextInt(16);
+    }
+
+    private static void store(final ChronicleKeyedStateStore store, final long key)
+    {
+        store.setCurrentKey(key);
     }
 
     private static void set(
