@@ -36,6 +36,11 @@ class WindowRecoveryTest
     @Test
     void finalWindowResultsAreTheModelsAfterAFailureInEveryModeAndBackend() throws Exception
     {
+        // The seeds are fixed on purpose. A restore starts the watermark again from none, so after a failure the
+        // watermark is lower than the model's for a while; with session windows, a record touching the end of a
+        // session the model had already fired would then merge into it in the job and not in the model. None of
+        // these seeds' session cases has such a record (checked by replaying them); a new seed or generator change
+        // needs the same check, or merging assigners left out as in WindowModelTest's several-source cases.
         long seed = 1_000;
         for (final TestBackends backend : TestBackends.values())
         {
