@@ -840,10 +840,15 @@ public final class CheckpointCoordinator implements CheckpointGateway
     @Override
     public KeyedSnapshotPlan keyedSnapshotPlan(final long checkpointId)
     {
+        if (config == null || !config.incremental())
+        {
+            // the usual case, answered without the coordinator's lock: a task thread asks in its synchronous part
+            return null;
+        }
         synchronized (lock)
         {
             final PendingCheckpoint p = pending.get(checkpointId);
-            if (p == null || p.savepoint || config == null || !config.incremental())
+            if (p == null || p.savepoint)
             {
                 return null;
             }
