@@ -60,7 +60,8 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  *
  * <p>Settings: streaming mode; aligned exactly-once checkpoints every MS ms (unaligned off), state in
- * HashMapStateBackend (or EmbeddedRocksDBStateBackend), checkpoint storage in the JobManager's memory; no restarts
+ * HashMapStateBackend (or EmbeddedRocksDBStateBackend), checkpoint storage in the JobManager's memory (or a
+ * directory, {@code --flink-checkpoint-dir}); no restarts
  * (a failure fails the run); everything else at Flink's defaults (object reuse off, buffer timeout 100 ms, ...).
  * The MiniCluster binds only to 127.0.0.1 (REST on a free port), so nothing listens beyond loopback.
  *
@@ -110,7 +111,16 @@ public final class FlinkPageView implements PeerJob
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(StateBackendOptions.STATE_BACKEND,
             options.flinkState() == RunOptions.FlinkState.ROCKSDB ? "rocksdb" : "hashmap");
-        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager");
+        if (options.flinkCheckpointDir().isEmpty())
+        {
+            conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager");
+        }
+        else
+        {
+            conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                java.nio.file.Path.of(options.flinkCheckpointDir()).toAbsolutePath().toUri().toString());
+        }
         if (options.checkpointIntervalMs() > 0)
         {
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(options.checkpointIntervalMs()));

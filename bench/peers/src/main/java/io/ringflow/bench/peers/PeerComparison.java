@@ -23,7 +23,8 @@ import java.util.function.ToDoubleFunction;
  * java -cp "bench/peers/target/ringflow-bench-peers.jar:bench/peers/target/lib/*" \
  *     io.ringflow.bench.peers.PeerComparison --engines ringflow,flink,jet --events 20M --apps 1000 \
  *     --checkpoint-interval 100 --runs 3 [--parallelism 1] [--rate R] [--flink-state heap|rocksdb] \
- *     [--flink-buffer-timeout MS] [--jvm "-Xms4g -Xmx4g -XX:+AlwaysPreTouch"] [--timeout S]
+ *     [--flink-buffer-timeout MS] [--flink-checkpoint-dir DIR] [--jvm "-Xms4g -Xmx4g -XX:+AlwaysPreTouch"] \
+ *     [--timeout S]
  * }</pre>
  *
  * <p>Each (engine, run) runs in its own JVM ({@link PeerRun}), forked from the same {@code java} binary with the
@@ -113,14 +114,16 @@ public final class PeerComparison
     {
         final String command = commandLine(args);
         out.println("command: " + command);
-        out.printf(Locale.ROOT, "job: %,d views over %,d apps, %s, parallelism %d, %s; Flink state %s%s%n",
+        out.printf(Locale.ROOT, "job: %,d views over %,d apps, %s, parallelism %d, %s; Flink state %s%s%s%n",
             options.events(), options.apps(),
             options.rate() == 0 ? "as fast as possible" : String.format(Locale.ROOT, "%,d views/s", options.rate()),
             options.parallelism(),
             options.checkpointIntervalMs() == 0 ? "no checkpoints" :
                 "aligned exactly-once checkpoints every " + options.checkpointIntervalMs() + " ms",
             options.flinkState().name().toLowerCase(Locale.ROOT),
-            options.flinkBufferTimeoutMs() < 0 ? "" : ", Flink buffer timeout " + options.flinkBufferTimeoutMs() + " ms");
+            options.flinkBufferTimeoutMs() < 0 ? "" : ", Flink buffer timeout " + options.flinkBufferTimeoutMs() + " ms",
+            options.flinkCheckpointDir().isEmpty() ? ", Flink checkpoints in the JobManager's memory" :
+                ", Flink checkpoints in " + options.flinkCheckpointDir());
         out.println("forks: " + String.join(" ", heap) + " + each engine's flags; engines alternate run by run");
         out.flush();
 
@@ -424,6 +427,8 @@ public final class PeerComparison
               --parallelism P              subtasks per operator (default 1)
               --flink-state heap|rocksdb   Flink's state backend (default heap)
               --flink-buffer-timeout MS    Flink's execution.buffer-timeout.interval (default: Flink's, 100 ms)
+              --flink-checkpoint-dir DIR   Flink's checkpoints in DIR (e.g. under /dev/shm), not the JobManager's
+                                           memory, which refuses state above 5 MB (about 200,000 keys)
               --jvm "FLAGS"                heap flags of every fork (default "%s")
               --timeout S                  a run not finished after S s fails (default 600)""".formatted(
             PeerJvmFlags.DEFAULT_HEAP));

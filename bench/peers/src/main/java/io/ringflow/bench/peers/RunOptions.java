@@ -19,6 +19,9 @@ import java.util.Map;
  * @param flinkBufferTimeoutMs Flink's {@code execution.buffer-timeout.interval} in ms, or -1 for Flink's default
  *                             (100 ms), which is what a user gets.
  * @param timeoutSeconds       a run that has not finished after this long is cancelled and fails.
+ * @param flinkCheckpointDir   where Flink writes its checkpoints (its file-system storage; a memory-backed file
+ *                             system such as /dev/shm keeps it in memory like Ringflow's default); empty for the
+ *                             JobManager's memory, which refuses a state above 5 MB (about 200,000 counters).
  */
 public record RunOptions(
     long events,
@@ -28,8 +31,18 @@ public record RunOptions(
     long checkpointIntervalMs,
     FlinkState flinkState,
     long flinkBufferTimeoutMs,
-    long timeoutSeconds)
+    long timeoutSeconds,
+    String flinkCheckpointDir)
 {
+    /** The options with Flink's checkpoints in the JobManager's memory. */
+    public RunOptions(final long events, final int apps, final long rate, final int parallelism,
+        final long checkpointIntervalMs, final FlinkState flinkState, final long flinkBufferTimeoutMs,
+        final long timeoutSeconds)
+    {
+        this(events, apps, rate, parallelism, checkpointIntervalMs, flinkState, flinkBufferTimeoutMs, timeoutSeconds,
+            "");
+    }
+
     /** Flink's keyed state backends offered here. */
     public enum FlinkState
     {
@@ -50,6 +63,7 @@ public record RunOptions(
         require(flinkState != null, "--flink-state must be heap or rocksdb");
         require(flinkBufferTimeoutMs >= -1, "--flink-buffer-timeout must be >= 0, was " + flinkBufferTimeoutMs);
         require(timeoutSeconds >= 1, "--timeout must be >= 1 s, was " + timeoutSeconds);
+        require(flinkCheckpointDir != null, "--flink-checkpoint-dir must name a directory");
     }
 
     /** @return 20M views over 1,000 apps, as fast as possible, parallelism 1, checkpoints every 100 ms. */
@@ -62,7 +76,7 @@ public record RunOptions(
     public RunOptions withEvents(final long value)
     {
         return new RunOptions(value, apps, rate, parallelism, checkpointIntervalMs, flinkState, flinkBufferTimeoutMs,
-            timeoutSeconds);
+            timeoutSeconds, flinkCheckpointDir);
     }
 
     /**
@@ -83,6 +97,7 @@ public record RunOptions(
         final String state = options.remove("flink-state");
         final String bufferTimeout = options.remove("flink-buffer-timeout");
         final String timeout = options.remove("timeout");
+        final String flinkCheckpoints = options.remove("flink-checkpoint-dir");
         return new RunOptions(
             events == null ? base.events : parseCount("--events", events),
             apps == null ? base.apps : Math.toIntExact(parseCount("--apps", apps)),
@@ -91,7 +106,8 @@ public record RunOptions(
             interval == null ? base.checkpointIntervalMs : parseCount("--checkpoint-interval", interval),
             state == null ? base.flinkState : parseState(state),
             bufferTimeout == null ? base.flinkBufferTimeoutMs : parseCount("--flink-buffer-timeout", bufferTimeout),
-            timeout == null ? base.timeoutSeconds : parseCount("--timeout", timeout));
+            timeout == null ? base.timeoutSeconds : parseCount("--timeout", timeout),
+            flinkCheckpoints == null ? base.flinkCheckpointDir : flinkCheckpoints);
     }
 
     /** @return these options as command-line arguments that {@link #from} reads back. */
@@ -109,6 +125,11 @@ public record RunOptions(
         {
             args.add("--flink-buffer-timeout");
             args.add(Long.toString(flinkBufferTimeoutMs));
+        }
+        if (!flinkCheckpointDir.isEmpty())
+        {
+            args.add("--flink-checkpoint-dir");
+            args.add(flinkCheckpointDir);
         }
         return args;
     }

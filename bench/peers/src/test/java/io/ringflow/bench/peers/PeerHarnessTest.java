@@ -31,6 +31,12 @@ class PeerHarnessTest
 
         assertThat(RunOptions.from(RunOptions.defaults(), parsed)).isEqualTo(options);
         assertThat(parsed).isEmpty();
+
+        final RunOptions inDirectory = new RunOptions(1_000, 1_000_000, 0, 1, 100, RunOptions.FlinkState.HEAP, -1, 90,
+            "/dev/shm/flink-checkpoints");
+        final Map<String, String> parsedAgain = PeerRun.parseOptions(inDirectory.toArgs().toArray(String[]::new));
+        assertThat(RunOptions.from(RunOptions.defaults(), parsedAgain)).isEqualTo(inDirectory);
+        assertThat(RunOptions.defaults().flinkCheckpointDir()).as("the JobManager's memory by default").isEmpty();
     }
 
     @Test
