@@ -1,6 +1,5 @@
 package io.ringflow.state.checkpoint;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,35 +27,37 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
 
     private final ConcurrentSkipListMap<Long, byte[]> metadataFiles = new ConcurrentSkipListMap<>();
     /** Per checkpoint, its state files by name, committed or pending. */
-    private final Map<Long, Map<String, byte[]>> stateFiles = new ConcurrentHashMap<>();
+    private final Map<Long, Map<String, InMemoryFile>> stateFiles = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> savepoints = new ConcurrentHashMap<>();
     /** The shared area: complete shared files by name. */
-    private final Map<String, byte[]> sharedFiles = new ConcurrentHashMap<>();
+    private final Map<String, InMemoryFile> sharedFiles = new ConcurrentHashMap<>();
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
     private final Map<String, Long> pendingShared = new HashMap<>();
 
     @Override
     public StateOutput createStateOutput(final long checkpointId, final String name)
     {
-        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         return new StateOutput(name)
         {
+            private InMemoryFile file = new InMemoryFile();
+
             @Override
             protected void writeBytes(final byte[] bytes, final int offset, final int count)
             {
-                buffer.write(bytes, offset, count);
+                file.write(bytes, offset, count);
             }
 
             @Override
             protected void finish()
             {
-                stateFiles.computeIfAbsent(checkpointId, id -> new ConcurrentHashMap<>()).put(name, buffer.toByteArray());
+                file.finish();
+                stateFiles.computeIfAbsent(checkpointId, id -> new ConcurrentHashMap<>()).put(name, file);
             }
 
             @Override
             protected void discard()
             {
-                buffer.reset();
+                file = new InMemoryFile();
             }
         };
     }
@@ -89,25 +90,27 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
                 "unique in the shared area)");
         }
         pendingShared.put(name, checkpointId);
-        final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         return new StateOutput(name, true)
         {
+            private InMemoryFile file = new InMemoryFile();
+
             @Override
             protected void writeBytes(final byte[] bytes, final int offset, final int count)
             {
-                buffer.write(bytes, offset, count);
+                file.write(bytes, offset, count);
             }
 
             @Override
             protected void finish()
             {
-                sharedFiles.put(name, buffer.toByteArray());
+                file.finish();
+                sharedFiles.put(name, file);
             }
 
             @Override
             protected void discard()
             {
-                buffer.reset();
+                file = new InMemoryFile();
                 release(checkpointId, name);
             }
         };
@@ -128,23 +131,23 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     public byte[] readState(final long checkpointId, final StateHandle handle)
     {
         final String file;
-        final byte[] bytes;
+        final InMemoryFile stored;
         if (handle.shared())
         {
             file = sharedFileName(handle.name());
-            bytes = sharedFiles.get(handle.name());
+            stored = sharedFiles.get(handle.name());
         }
         else
         {
             file = fileName(checkpointId, handle.name());
-            final Map<String, byte[]> files = stateFiles.get(checkpointId);
-            bytes = files == null ? null : files.get(handle.name());
+            final Map<String, InMemoryFile> files = stateFiles.get(checkpointId);
+            stored = files == null ? null : files.get(handle.name());
         }
-        if (bytes == null)
+        if (stored == null)
         {
             throw new CorruptCheckpointException(file, "missing");
         }
-        return MetadataFormat.verifyState(bytes, handle, file);
+        return MetadataFormat.verifyState(stored.bytes(), handle, file);
     }
 
     /**
@@ -267,9 +270,14 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      */
     public void corrupt(final long checkpointId, final String name, final int index)
     {
-        final byte[] bytes = DirectoryCheckpointStorage.METADATA.equals(name) ? metadataFiles.get(checkpointId) :
-            stateFiles.get(checkpointId).get(name);
-        bytes[index] ^= 0x5A;
+        if (DirectoryCheckpointStorage.METADATA.equals(name))
+        {
+            metadataFiles.get(checkpointId)[index] ^= 0x5A;
+        }
+        else
+        {
+            stateFiles.get(checkpointId).get(name).corrupt(index);
+        }
     }
 
     /** Drops the shared files nothing keeps, unless a stored metadata cannot be decoded. Caller holds the lock. */

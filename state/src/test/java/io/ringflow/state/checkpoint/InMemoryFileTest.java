@@ -1,0 +1,50 @@
+package io.ringflow.state.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.util.Random;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The chunks of an in-memory state file read back as exactly the bytes written, whatever the sizes of the writes
+ * (seeded), across chunk boundaries, and a corruption lands on the byte named.
+ */
+class InMemoryFileTest
+{
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void aFileReadsBackExactlyWhatWasWrittenAndACorruptionFlipsTheByteNamed(final long seed)
+    {
+        final Random random = new Random(seed);
+        final InMemoryFile file = new InMemoryFile();
+        final ByteArrayOutputStream model = new ByteArrayOutputStream();
+        // small files, files of a few chunks, and one past the largest chunk size
+        final int target = seed <= 3 ? random.nextInt(10_000) : (int)(seed * 1_500_000);
+        while (model.size() < target)
+        {
+            final byte[] bytes = new byte[1 + random.nextInt(random.nextBoolean() ? 100 : 300_000)];
+            random.nextBytes(bytes);
+            final int offset = random.nextInt(bytes.length);
+            final int count = random.nextInt(bytes.length - offset + 1);
+            file.write(bytes, offset, count);
+            model.write(bytes, offset, count);
+        }
+        file.finish();
+
+        final byte[] expected = model.toByteArray();
+        assertThat(file.length()).isEqualTo(expected.length);
+        assertThat(file.bytes()).isEqualTo(expected);
+        if (expected.length > 0)
+        {
+            final int index = random.nextInt(expected.length);
+            file.corrupt(index);
+            expected[index] ^= 0x5A;
+            assertThat(file.bytes()).isEqualTo(expected);
+        }
+        assertThatThrownBy(() -> file.corrupt(expected.length)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+}
