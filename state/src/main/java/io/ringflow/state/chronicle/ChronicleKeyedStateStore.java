@@ -154,7 +154,7 @@ import java.util.function.Function;
  * </ul>
  * Trade-offs: the synchronous part of a snapshot grows by O(C) per value state with a boxed front (C at most 1,024 by
  * default), O(1) for a front of {@code Long} counters; the heap holds at most C keys and values per value state (and
- * up to about three times a counter front's table while a checkpoint is written); a delta carries the front's
+ * up to about twice a counter front's table while a checkpoint is written); a delta carries the front's
  * entries changed since its base; an update of a hot
  * key whose value codec has no {@link io.ringflow.state.codec.Codec#maxEncodedLength() bound} still encodes the value
  * once, to check its size. Values are kept as objects and snapshotted later, as in the heap store: a value handed to

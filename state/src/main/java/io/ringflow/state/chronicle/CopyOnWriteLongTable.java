@@ -469,6 +469,19 @@ final class CopyOnWriteLongTable
         return chunkCopies;
     }
 
+    /** Receives one chunk of a view as of its barrier ({@link View#forEachChunk}). */
+    @FunctionalInterface
+    interface ChunkConsumer
+    {
+        /**
+         * @param entries key at {@code 2i}, value at {@code 2i + 1}; a value of {@link #MISSING} marks slot {@code i}
+         *                empty.
+         * @param stamps  stamp of slot {@code i} ({@link #MISSING} when none), or null when the table had none.
+         * @param slots   the chunk's slots.
+         */
+        void accept(long[] entries, long[] stamps, int slots);
+    }
+
     /** Receives one entry. */
     @FunctionalInterface
     interface EntryConsumer
@@ -569,6 +582,49 @@ final class CopyOnWriteLongTable
             done = true;
             copies = null;
             return new Frozen(outEntries, outStamps, size);
+        }
+
+        /**
+         * Reads the table as of the barrier chunk by chunk, as {@link #materialize} does, but through one chunk-sized
+         * buffer instead of a copy of the whole table, then marks the view done. Once, on the reader.
+         *
+         * @param consumer receives each chunk's slots as of the barrier; the arrays are reused for the next chunk.
+         */
+        void forEachChunk(final ChunkConsumer consumer)
+        {
+            if (done)
+            {
+                throw new IllegalStateException("the view was already read or released");
+            }
+            final int slots = entries.length / 2;
+            final long[] chunkEntries = new long[2 * chunkSlots];
+            final long[] chunkStamps = stamps == null ? null : new long[chunkSlots];
+            final int chunks = slots / chunkSlots;
+            for (int chunk = 0; chunk < chunks; chunk++)
+            {
+                final int from = chunk * chunkSlots;
+                System.arraycopy(entries, 2 * from, chunkEntries, 0, 2 * chunkSlots);
+                if (stamps != null)
+                {
+                    System.arraycopy(stamps, from, chunkStamps, 0, chunkSlots);
+                }
+                // a change seen above implies its copy's reference is seen below (as in materialize)
+                VarHandle.loadLoadFence();
+                final long[] copy = copyOf(chunk);
+                if (copy != null)
+                {
+                    System.arraycopy(copy, 0, chunkEntries, 0, 2 * chunkSlots);
+                    if (stamps != null)
+                    {
+                        System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
+                    }
+                }
+                // the consumer runs before the cursor passes the chunk: it reads the buffers, never the live table
+                consumer.accept(chunkEntries, chunkStamps, chunkSlots);
+                cursor = chunk + 1;
+            }
+            done = true;
+            copies = null;
         }
 
         /** Ends the view unread (or after reading); idempotent, any thread. */

@@ -179,8 +179,9 @@ final class FrontOverlay
 
     /**
      * Flusher: the entries of a front of {@code Long} keys and values, both of the built-in codec, that this snapshot
-     * emits (all, or for a delta those changed since its base), sorted by key group (a counting sort over the front's
-     * table), for {@link KeyGroupBuckets#addLongRun}: nothing encoded, nothing copied per entry.
+     * emits (all, or for a delta those changed since its base), sorted by key group, for
+     * {@link KeyGroupBuckets#addLongRun}: the view is read chunk by chunk through one buffer (no copy of the table),
+     * the entries gathered into two arrays and ordered in place; nothing encoded.
      *
      * @param stateIndex the state's index in the snapshot.
      * @param range      the store's key groups.
@@ -195,15 +196,26 @@ final class FrontOverlay
         {
             return null;
         }
-        final CopyOnWriteLongTable.Frozen table = longLongs();
         final int start = range.start();
         final int[] groupStarts = new int[range.size() + 1];
-        final int slots = table.slots();
-        for (int slot = 0; slot < slots; slot++)
+        // the view's keys at the barrier bound what is emitted (all of them for a full snapshot): one pass over the
+        // view, chunk by chunk, gathers them in slot order and counts them per key group; no copy of the table
+        final int held = longLongView.size();
+        final long[] gatheredKeys = new long[held];
+        final long[] gatheredValues = new long[held];
+        final int[] gathered = new int[1];
+        longLongView.forEachChunk((entries, stamps, slots) ->
         {
-            if (emitted(table, slot))
+            for (int slot = 0; slot < slots; slot++)
             {
-                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(table.keyAt(slot)), maxParallelism);
+                final long value = entries[2 * slot + 1];
+                if (value == CopyOnWriteLongTable.MISSING || (changedSinceBase != Long.MIN_VALUE &&
+                    (stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]) < changedSinceBase))
+                {
+                    continue;
+                }
+                final long key = entries[2 * slot];
+                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
                 if (!range.contains(keyGroup))
                 {
                     throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store that " +
@@ -211,28 +223,61 @@ final class FrontOverlay
                         "that owns their key group");
                 }
                 groupStarts[keyGroup - start + 1]++;
+                gatheredKeys[gathered[0]] = key;
+                gatheredValues[gathered[0]++] = value;
             }
-        }
+        });
         for (int i = 1; i < groupStarts.length; i++)
         {
             groupStarts[i] += groupStarts[i - 1];
         }
-        final int size = groupStarts[groupStarts.length - 1];
-        final long[] keys = new long[size];
-        final long[] values = new long[size];
-        // next free position per key group: the starts, shifted by one (groupStarts itself stays as the result)
-        final int[] next = java.util.Arrays.copyOf(groupStarts, groupStarts.length - 1);
-        for (int slot = 0; slot < slots; slot++)
+        final int size = gathered[0];
+        final long[] keys = size == held ? gatheredKeys : java.util.Arrays.copyOf(gatheredKeys, size);
+        final long[] values = size == held ? gatheredValues : java.util.Arrays.copyOf(gatheredValues, size);
+        sortByKeyGroup(keys, values, groupStarts, start);
+        return new KeyGroupBuckets.LongRun(stateIndex, keys, values, groupStarts);
+    }
+
+    /**
+     * Orders parallel arrays of keys and values by key group, in place (an American flag sort: each misplaced entry
+     * is swapped into the next free position of its group until its group's region is full).
+     *
+     * @param keys        the keys.
+     * @param values      their values.
+     * @param groupStarts where each key group's entries start (the last element: the count), from group
+     *                    {@code start} on.
+     * @param start       the first key group of the range.
+     */
+    private void sortByKeyGroup(final long[] keys, final long[] values, final int[] groupStarts, final int start)
+    {
+        final int groups = groupStarts.length - 1;
+        final int[] next = java.util.Arrays.copyOf(groupStarts, groups);
+        for (int group = 0; group < groups; group++)
         {
-            if (emitted(table, slot))
+            final int end = groupStarts[group + 1];
+            while (next[group] < end)
             {
-                final long key = table.keyAt(slot);
-                final int at = next[KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) - start]++;
+                final int at = next[group];
+                long key = keys[at];
+                long value = values[at];
+                int home = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) - start;
+                // carry the entry to its group's next free place, taking the one there along, until one belongs here
+                while (home != group)
+                {
+                    final int to = next[home]++;
+                    final long displacedKey = keys[to];
+                    final long displacedValue = values[to];
+                    keys[to] = key;
+                    values[to] = value;
+                    key = displacedKey;
+                    value = displacedValue;
+                    home = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) - start;
+                }
                 keys[at] = key;
-                values[at] = table.valueAt(slot);
+                values[at] = value;
+                next[group]++;
             }
         }
-        return new KeyGroupBuckets.LongRun(stateIndex, keys, values, groupStarts);
     }
 
     /**

@@ -197,11 +197,19 @@ class CopyOnWriteLongTableTest
                 {
                     view.release();
                 }
-                else
+                else if (random.nextBoolean())
                 {
                     final CopyOnWriteLongTable.Frozen frozen = view.materialize();
                     assertThat(frozenEntries(frozen)).as("seed %d op %d", seed, op).isEqualTo(atBarrier);
                     assertThat(frozen.size()).isEqualTo(atBarrier.size()).isEqualTo(view.size());
+                    checked++;
+                }
+                else
+                {
+                    assertThat(chunkedEntries(view)).as("seed %d op %d, read by chunks", seed, op)
+                        .isEqualTo(atBarrier);
+                    assertThat(view.size()).isEqualTo(atBarrier.size());
+                    assertThatThrownBy(view::materialize).isInstanceOf(IllegalStateException.class);
                     checked++;
                 }
             }
@@ -223,8 +231,10 @@ class CopyOnWriteLongTableTest
             {
                 final CopyOnWriteLongTable.View view = table.snapshot();
                 final Map<Long, Entry> atBarrier = new HashMap<>(model);
-                final CompletableFuture<Map<Long, Entry>> read =
-                    CompletableFuture.supplyAsync(() -> frozenEntries(view.materialize()), reader);
+                // odd rounds read chunk by chunk through one buffer, even ones copy the whole table
+                final boolean byChunks = round % 2 == 1;
+                final CompletableFuture<Map<Long, Entry>> read = CompletableFuture.supplyAsync(() ->
+                    byChunks ? chunkedEntries(view) : frozenEntries(view.materialize()), reader);
                 // keep writing until the reader is done, and some more
                 int writes = 0;
                 while (!read.isDone() || writes < 5_000)
@@ -279,6 +289,24 @@ class CopyOnWriteLongTableTest
     {
         final Map<Long, Long> contents = new HashMap<>();
         frozenEntries(frozen).forEach((key, entry) -> contents.put(key, entry.value));
+        return contents;
+    }
+
+    private static Map<Long, Entry> chunkedEntries(final CopyOnWriteLongTable.View view)
+    {
+        final Map<Long, Entry> contents = new HashMap<>();
+        view.forEachChunk((entries, stamps, slots) ->
+        {
+            for (int slot = 0; slot < slots; slot++)
+            {
+                if (entries[2 * slot + 1] != CopyOnWriteLongTable.MISSING)
+                {
+                    assertThat(contents.put(entries[2 * slot], new Entry(entries[2 * slot + 1],
+                        stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot])))
+                        .as("key %d held once", entries[2 * slot]).isNull();
+                }
+            }
+        });
         return contents;
     }
 
