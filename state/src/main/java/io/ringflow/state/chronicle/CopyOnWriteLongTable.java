@@ -588,7 +588,8 @@ final class CopyOnWriteLongTable
          * Reads the table as of the barrier chunk by chunk, as {@link #materialize} does, but through one chunk-sized
          * buffer instead of a copy of the whole table, then marks the view done. Once, on the reader.
          *
-         * @param consumer receives each chunk's slots as of the barrier; the arrays are reused for the next chunk.
+         * @param consumer receives each chunk's slots as of the barrier; the arrays are reused for the next chunk. It
+         *                 should be quick: until the reader has passed a chunk, the task copies it at its first change.
          */
         void forEachChunk(final ChunkConsumer consumer)
         {
@@ -619,9 +620,9 @@ final class CopyOnWriteLongTable
                         System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
                     }
                 }
-                // the consumer runs before the cursor passes the chunk: it reads the buffers, never the live table
-                consumer.accept(chunkEntries, chunkStamps, chunkSlots);
+                // the buffers hold the chunk as of the barrier: the task may change it from now on
                 cursor = chunk + 1;
+                consumer.accept(chunkEntries, chunkStamps, chunkSlots);
             }
             done = true;
             copies = null;

@@ -199,39 +199,43 @@ final class FrontOverlay
         final int start = range.start();
         final int[] groupStarts = new int[range.size() + 1];
         // the view's keys at the barrier bound what is emitted (all of them for a full snapshot): one pass over the
-        // view, chunk by chunk, gathers them in slot order and counts them per key group; no copy of the table
+        // view, chunk by chunk, only gathers them in slot order (the task copies a chunk it changes before the pass
+        // reaches it, so the pass does as little as it can); no copy of the table
         final int held = longLongView.size();
         final long[] gatheredKeys = new long[held];
         final long[] gatheredValues = new long[held];
         final int[] gathered = new int[1];
         longLongView.forEachChunk((entries, stamps, slots) ->
         {
+            int at = gathered[0];
             for (int slot = 0; slot < slots; slot++)
             {
                 final long value = entries[2 * slot + 1];
-                if (value == CopyOnWriteLongTable.MISSING || (changedSinceBase != Long.MIN_VALUE &&
-                    (stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]) < changedSinceBase))
+                if (value != CopyOnWriteLongTable.MISSING && (changedSinceBase == Long.MIN_VALUE ||
+                    (stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]) >= changedSinceBase))
                 {
-                    continue;
+                    gatheredKeys[at] = entries[2 * slot];
+                    gatheredValues[at++] = value;
                 }
-                final long key = entries[2 * slot];
-                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
-                if (!range.contains(keyGroup))
-                {
-                    throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store that " +
-                        "owns key groups " + range.start() + ".." + range.end() + ": keys must reach the subtask " +
-                        "that owns their key group");
-                }
-                groupStarts[keyGroup - start + 1]++;
-                gatheredKeys[gathered[0]] = key;
-                gatheredValues[gathered[0]++] = value;
             }
+            gathered[0] = at;
         });
+        final int size = gathered[0];
+        for (int i = 0; i < size; i++)
+        {
+            final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(gatheredKeys[i]), maxParallelism);
+            if (!range.contains(keyGroup))
+            {
+                throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store that " +
+                    "owns key groups " + range.start() + ".." + range.end() + ": keys must reach the subtask " +
+                    "that owns their key group");
+            }
+            groupStarts[keyGroup - start + 1]++;
+        }
         for (int i = 1; i < groupStarts.length; i++)
         {
             groupStarts[i] += groupStarts[i - 1];
         }
-        final int size = gathered[0];
         final long[] keys = size == held ? gatheredKeys : java.util.Arrays.copyOf(gatheredKeys, size);
         final long[] values = size == held ? gatheredValues : java.util.Arrays.copyOf(gatheredValues, size);
         sortByKeyGroup(keys, values, groupStarts, start);
