@@ -40,8 +40,9 @@ final class InMemoryFile
             lastUsed += n;
             from += n;
             left -= n;
+            // counted as it goes, so that the next chunk of one large write is sized by what is written so far
+            length += n;
         }
-        length += count;
     }
 
     private void addChunk()
@@ -70,7 +71,8 @@ final class InMemoryFile
     }
 
     /**
-     * @return the file's bytes: its one chunk itself, or its chunks joined into a new array (a restore's read).
+     * @return the file's bytes: its one chunk itself (not to be changed by the caller, like the array this storage
+     *     used to keep), or its chunks joined into a new array (a restore's read).
      * @throws IllegalStateException when it is larger than an array can hold.
      */
     byte[] bytes()

@@ -244,7 +244,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         this.keys = new StoreKeys(codecs, maxParallelism, config.maxEntrySize());
         this.mapFactory = new StateMapFactory(config);
         this.restore = new SnapshotRestore(codecs, maxParallelism, keyGroups, config.maxEntrySize(), keys,
-            this::restoredMap, config.hotKeyCapacity(false, false) > 0 ? config.hotKeyCapacity(true, false) : 0);
+            this::restoredMap);
     }
 
     @Override
@@ -536,7 +536,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             throw new IllegalStateException("restore must happen before any state is declared");
         }
-        restore.restore(snapshots);
+        // restored counters are kept for the fronts the states will have: sized with change stamps when tracked
+        final boolean tracking = bases.tracking();
+        restore.restore(snapshots,
+            config.hotKeyCapacity(false, tracking) > 0 ? config.hotKeyCapacity(true, tracking) : 0);
         // no delta can be based on a snapshot from before the restore: the restored entries are not changes
         bases.forgetAll(maps.values());
     }

@@ -386,16 +386,29 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     }
 
     /**
-     * At declaration, before the first access: the front takes restored {@code Long} counters whole.
-     *
-     * @param restored restored entries, none of which has a map entry.
-     * @return whether the front took them: it holds counters ({@code Long} values with the built-in codec) and they
-     *     fit its capacity; if not, nothing changed.
+     * @param restored restored {@code Long} counters, none of which has a map entry.
+     * @return whether {@link #adoptRestoredLongs} would take them: the front holds counters ({@code Long} values with
+     *     the built-in codec), is empty, and they fit its capacity.
      */
-    boolean adoptRestoredLongs(final CopyOnWriteLongTable restored)
+    boolean canAdoptRestoredLongs(final CopyOnWriteLongTable restored)
     {
         return front != null && valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE &&
-            front.adoptRestored(restored);
+            front.canAdopt(restored);
+    }
+
+    /**
+     * At declaration, before the first access: the front takes restored {@code Long} counters whole.
+     *
+     * @param restored restored entries, none of which has a map entry; {@link #canAdoptRestoredLongs} said yes.
+     */
+    void adoptRestoredLongs(final CopyOnWriteLongTable restored)
+    {
+        if (!canAdoptRestoredLongs(restored))
+        {
+            throw new IllegalStateException("the front of state '" + descriptor().name() + "' cannot take " +
+                restored.size() + " restored counters");
+        }
+        front.adoptRestored(restored);
     }
 
     @Override

@@ -294,24 +294,28 @@ final class HotKeyFront
     }
 
     /**
-     * Takes a table of restored counters as this front's, when empty and of {@code Long} values (the caller checks
-     * that keys and values use the built-in codec). Their keys must have no map entry (so nothing is shadowed) and no
-     * change stamp (unchanged since the restore: no delta can have a base before it).
-     *
-     * @param restored the restored entries; this front owns the table if it returns true.
-     * @return whether it took them (fewer than its capacity); if not, nothing changed.
+     * @param restored a table of restored counters.
+     * @return whether {@link #adoptRestored} may take it: this front holds {@code Long} values, is empty, and the
+     *     table holds at most its capacity.
      */
-    boolean adoptRestored(final CopyOnWriteLongTable restored)
+    boolean canAdopt(final CopyOnWriteLongTable restored)
     {
-        if (!longValues || keyClass != null || restored.size() > capacity)
-        {
-            return false;
-        }
+        return longValues && keyClass == null && restored.size() <= capacity;
+    }
+
+    /**
+     * Takes a table of restored counters as this front's (the caller checked {@link #canAdopt}, and that keys and
+     * values use the built-in codec). Their keys must have no map entry (so nothing is shadowed) and no change stamp
+     * (unchanged since the restore: no delta can have a base before it).
+     *
+     * @param restored the restored entries; this front owns the table from now on.
+     */
+    void adoptRestored(final CopyOnWriteLongTable restored)
+    {
         keyClass = Long.class;
         longLongs = restored;
         shadowed = 0;
         longestKey = Long.BYTES;
-        return true;
     }
 
     /**

@@ -40,8 +40,6 @@ final class SnapshotRestore
     private final StoreKeys keys;
     /** The map of a restored state, created at its first entry, checked to be described alike by every snapshot. */
     private final Function<StateMeta, StateMap> restoredMap;
-    /** The most restored {@code Long} counters of one state kept out of its map; 0 to keep none. */
-    private final int maxKeptLongs;
 
     /**
      * @param codecs         the store's codecs.
@@ -50,14 +48,11 @@ final class SnapshotRestore
      * @param maxEntrySize   the largest encoded key plus value.
      * @param keys           the store's keys.
      * @param restoredMap    the map of a restored state, created at its first entry.
-     * @param maxKeptLongs   the most restored {@code Long} counters of one state kept out of its map (the capacity
-     *                       of a front of counters); 0 to keep none.
      */
     SnapshotRestore(
         final CodecRegistry codecs, final int maxParallelism, final KeyGroupRange keyGroups, final int maxEntrySize,
-        final StoreKeys keys, final Function<StateMeta, StateMap> restoredMap, final int maxKeptLongs)
+        final StoreKeys keys, final Function<StateMeta, StateMap> restoredMap)
     {
-        this.maxKeptLongs = maxKeptLongs;
         this.codecs = codecs;
         this.maxParallelism = maxParallelism;
         this.keyGroups = keyGroups;
@@ -69,11 +64,13 @@ final class SnapshotRestore
     /**
      * Inserts the entries of the store's key groups.
      *
-     * @param snapshots full snapshots (a chain of deltas merged by {@code KeyedSnapshotChain}).
+     * @param snapshots    full snapshots (a chain of deltas merged by {@code KeyedSnapshotChain}).
+     * @param maxKeptLongs the most restored {@code Long} counters of one state kept out of its map: the capacity its
+     *                     front will have; 0 to keep none.
      * @throws IllegalStateException when a snapshot is a delta, of another maximum parallelism, describes a state
      *                               differently from another, or holds an entry larger than {@code maxEntrySize}.
      */
-    void restore(final List<KeyedSnapshotReader> snapshots)
+    void restore(final List<KeyedSnapshotReader> snapshots, final int maxKeptLongs)
     {
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
@@ -108,12 +105,19 @@ final class SnapshotRestore
                 checkRestoredSize(target, keyLength, valueLength);
                 if (counters[stateIndex] && keyLength == Long.BYTES && valueLength == Long.BYTES)
                 {
+                    final long counterKey = bytes.getLong(keyOffset);
                     final long counter = bytes.getLong(valueOffset);
+                    // kept only where writing it back recomputes the same key group, and never beside a map entry
+                    // of the key (snapshots restored together hold disjoint key groups; this keeps it so if not)
                     if (counter != CopyOnWriteLongTable.MISSING &&
-                        target.keepRestoredLong(bytes.getLong(keyOffset), counter, maxKeptLongs))
+                        keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(counterKey), maxParallelism) &&
+                        (target.size() == 0 || !target.contains(key)) &&
+                        target.keepRestoredLong(counterKey, counter, maxKeptLongs))
                     {
                         return;
                     }
+                    // a key is kept or in the map, never both
+                    target.forgetRestoredLong(counterKey);
                 }
                 value.ensureCapacity(valueLength);
                 bytes.getBytes(valueOffset, value.array(), 0, valueLength);
@@ -147,14 +151,39 @@ final class SnapshotRestore
         final EncodedBytes value = new EncodedBytes(Long.BYTES);
         key.length(StoredKeyLayout.KEY_OFFSET + Long.BYTES);
         value.length(Long.BYTES);
-        kept.forEach((counterKey, counter) ->
+        final int[] written = new int[1];
+        try
         {
-            StoredKeyLayout.putKeyGroup(key.buffer(),
-                KeyGroups.keyGroupOfHash(Long.hashCode(counterKey), maxParallelism));
-            key.buffer().putLong(StoredKeyLayout.KEY_OFFSET, counterKey);
-            value.buffer().putLong(0, counter);
-            map.put(key, value);
-        });
+            kept.forEach((counterKey, counter) ->
+            {
+                StoredKeyLayout.putKeyGroup(key.buffer(),
+                    KeyGroups.keyGroupOfHash(Long.hashCode(counterKey), maxParallelism));
+                key.buffer().putLong(StoredKeyLayout.KEY_OFFSET, counterKey);
+                value.buffer().putLong(0, counter);
+                // not a change: no delta can have a base older than these entries (a restore forgets every base,
+                // and this runs at the declaration or at the first snapshot after the restore, a full one)
+                map.putRestored(key, value);
+                written[0]++;
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            // the map refused one (full): those written leave the table, so that no key is in both
+            final long[] done = new long[written[0]];
+            final int[] at = new int[1];
+            kept.forEach((counterKey, counter) ->
+            {
+                if (at[0] < done.length)
+                {
+                    done[at[0]++] = counterKey;
+                }
+            });
+            for (final long counterKey : done)
+            {
+                kept.remove(counterKey);
+            }
+            throw ex;
+        }
         map.takeRestoredLongs();
     }
 
@@ -222,23 +251,29 @@ final class SnapshotRestore
         }
         final Codec<Object> restoredKeyCodec = StateCompatibility.restoredKeyCodec(meta, codecs);
         keys.adoptKeyClass(StateCompatibility.restoredKeyClass(meta), meta.name());
-        if (map.hasRestoredLongs())
+        // kept counters (8-byte keys and values, which the built-in Long codecs always decode) are taken whole by a
+        // front of counters once the map's other entries passed their check, else written to the map and checked
+        // with them; a declaration that fails leaves them kept, still counted, for a snapshot of the undeclared state
+        final boolean adopt = map.hasRestoredLongs() && restoredKeyCodec == (Codec<?>)LongCodec.INSTANCE &&
+            keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE && state instanceof ChronicleValueState<?> counters &&
+            counters.canAdoptRestoredLongs(map.restoredLongs());
+        if (map.hasRestoredLongs() && !adopt)
         {
-            // 8-byte keys and values, which the built-in Long codecs always decode: taken whole by a front of
-            // counters, else written to the map and checked with its other entries
-            if (restoredKeyCodec == (Codec<?>)LongCodec.INSTANCE && keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE &&
-                state instanceof ChronicleValueState<?> counters && counters.adoptRestoredLongs(map.restoredLongs()))
-            {
-                map.takeRestoredLongs();
-            }
-            else
-            {
-                writeKeptLongs(map);
-            }
-            if (map.size() == 0)
-            {
-                return;
-            }
+            writeKeptLongs(map);
+        }
+        checkStoredEntries(map, state, meta, restoredKeyCodec);
+        if (adopt)
+        {
+            ((ChronicleValueState<?>)state).adoptRestoredLongs(map.takeRestoredLongs());
+        }
+    }
+
+    private static void checkStoredEntries(
+        final StateMap map, final ChronicleState state, final StateMeta meta, final Codec<Object> restoredKeyCodec)
+    {
+        if (map.size() == 0)
+        {
+            return;
         }
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);

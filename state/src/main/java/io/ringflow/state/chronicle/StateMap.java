@@ -564,6 +564,41 @@ final class StateMap
         return taken;
     }
 
+    /**
+     * A restored entry of this key goes to the map: any kept one of it is dropped, so that a key is kept or in the
+     * map, never both. Task thread, during a restore.
+     *
+     * @param key the key.
+     */
+    void forgetRestoredLong(final long key)
+    {
+        if (restoredLongs != null)
+        {
+            restoredLongs.remove(key);
+        }
+    }
+
+    /**
+     * {@link #put} without recording the key as changed for deltas: for restored entries written after the restore,
+     * which no delta's base can predate. Task thread.
+     *
+     * @param key   the stored key.
+     * @param value the stored value.
+     */
+    void putRestored(final EncodedBytes key, final EncodedBytes value)
+    {
+        final Set<PreservedKey> recording = changes;
+        changes = null;
+        try
+        {
+            put(key, value);
+        }
+        finally
+        {
+            changes = recording;
+        }
+    }
+
     /** @return the restored entries kept out of the map, still counted here; null when none. */
     CopyOnWriteLongTable restoredLongs()
     {

@@ -679,6 +679,79 @@ class HotKeyFrontTest
     }
 
     @Test
+    void restoredCountersSurviveAFailedDeclarationAndAKeyOfTwoRestoredSnapshotsIsKeptOnce()
+    {
+        final ChronicleKeyedStateStore first = open(ChronicleStateConfig.defaults());
+        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 100; key++)
+        {
+            set(first, counts, model, key, key);
+        }
+        final byte[] bytes = SnapshotContents.take(first, 1);
+
+        final ChronicleKeyedStateStore restored = open(ChronicleStateConfig.defaults());
+        restored.restore(List.of(SnapshotContents.reader(bytes)));
+        assertThatThrownBy(() -> restored.getValueState(new ValueStateDescriptor<>("counts", String.class)))
+            .isInstanceOf(IllegalStateException.class);
+        assertThat(restored.entryCount()).as("kept through the failed declaration").isEqualTo(100);
+        assertThat(decode(SnapshotContents.take(restored, 2)).get("counts")).isEqualTo(model);
+        final ValueState<Long> again = restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        assertEveryKey(restored, again, model, 100);
+
+        // the same key in two snapshots restored together (a contract the engine keeps with disjoint key groups):
+        // the later one wins, whether the earlier went to the front's table or to the map
+        final ChronicleKeyedStateStore one = open(ChronicleStateConfig.defaults());
+        final ValueState<Long> a = one.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        one.setCurrentKey(5L);
+        a.update(3L);
+        final byte[] three = SnapshotContents.take(one, 1);
+        one.setCurrentKey(5L);
+        a.update(Long.MIN_VALUE);
+        final byte[] minimum = SnapshotContents.take(one, 2);
+        for (final boolean keptFirst : new boolean[] {true, false})
+        {
+            final ChronicleKeyedStateStore both = open(ChronicleStateConfig.defaults());
+            both.restore(keptFirst ? List.of(SnapshotContents.reader(three), SnapshotContents.reader(minimum)) :
+                List.of(SnapshotContents.reader(minimum), SnapshotContents.reader(three)));
+            assertThat(both.entryCount()).as("kept first: %s", keptFirst).isEqualTo(1);
+            final ValueState<Long> b = both.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+            both.setCurrentKey(5L);
+            assertThat(b.value()).as("kept first: %s", keptFirst).isEqualTo(keptFirst ? Long.MIN_VALUE : 3L);
+            assertThat(both.entryCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void countersRestoredWhileChangesAreTrackedAreKeptForTheFrontWithChangeStamps()
+    {
+        final ChronicleStateConfig config = ChronicleStateConfig.defaults().withHotFrontBytesPerState(32 * 1024);
+        final ChronicleKeyedStateStore first = open(config);
+        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < 1_000; key++)
+        {
+            set(first, counts, model, key, key);
+        }
+        final byte[] bytes = SnapshotContents.take(first, 1);
+
+        final ChronicleKeyedStateStore restored = open(config);
+        restored.trackChanges();
+        restored.restore(List.of(SnapshotContents.reader(bytes)));
+        final ValueState<Long> again = restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final int capacity = config.hotKeyCapacity(true, true);
+        assertThat(((ChronicleValueState<Long>)again).front().size()).as("as many as its front holds with stamps")
+            .isEqualTo(capacity);
+        assertThat(((ChronicleValueState<Long>)again).map().size()).isEqualTo(1_000 - capacity);
+        assertEveryKey(restored, again, model, 1_000);
+        final byte[] base = SnapshotContents.take(restored, 2);
+        set(restored, again, model, 7L, -7L);
+        final byte[] delta = SnapshotContents.write(restored.incrementalSnapshot(3, 2));
+        assertThat(SnapshotContents.rawEntries(delta)).as("the one change").hasSize(1);
+        assertThat(merge(base, delta)).isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+    }
+
+    @Test
     void withoutHotKeysEveryWriteReachesTheMapAsBefore()
     {
         final ChronicleKeyedStateStore store = open(0);
