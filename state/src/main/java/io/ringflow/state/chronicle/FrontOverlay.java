@@ -221,6 +221,8 @@ final class FrontOverlay
             gathered[0] = at;
         });
         final int size = gathered[0];
+        // each key's group computed once (a hash), kept as its offset in the range (at most 2^15 key groups)
+        final char[] groups = new char[size];
         for (int i = 0; i < size; i++)
         {
             final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(gatheredKeys[i]), maxParallelism);
@@ -230,6 +232,7 @@ final class FrontOverlay
                     "owns key groups " + range.start() + ".." + range.end() + ": keys must reach the subtask " +
                     "that owns their key group");
             }
+            groups[i] = (char)(keyGroup - start);
             groupStarts[keyGroup - start + 1]++;
         }
         for (int i = 1; i < groupStarts.length; i++)
@@ -238,25 +241,25 @@ final class FrontOverlay
         }
         final long[] keys = size == held ? gatheredKeys : java.util.Arrays.copyOf(gatheredKeys, size);
         final long[] values = size == held ? gatheredValues : java.util.Arrays.copyOf(gatheredValues, size);
-        sortByKeyGroup(keys, values, groupStarts, start);
+        sortByKeyGroup(keys, values, groups, groupStarts);
         return new KeyGroupBuckets.LongRun(stateIndex, keys, values, groupStarts);
     }
 
     /**
-     * Orders parallel arrays of keys and values by key group, in place (an American flag sort: each misplaced entry
-     * is swapped into the next free position of its group until its group's region is full).
+     * Orders parallel arrays of keys, values and key groups by key group, in place (an American flag sort: each
+     * misplaced entry is swapped into the next free position of its group until its group's region is full).
      *
      * @param keys        the keys.
      * @param values      their values.
-     * @param groupStarts where each key group's entries start (the last element: the count), from group
-     *                    {@code start} on.
-     * @param start       the first key group of the range.
+     * @param groups      their key groups, as offsets from the range's first.
+     * @param groupStarts where each key group's entries start (the last element: the count).
      */
-    private void sortByKeyGroup(final long[] keys, final long[] values, final int[] groupStarts, final int start)
+    private static void sortByKeyGroup(final long[] keys, final long[] values, final char[] groups,
+        final int[] groupStarts)
     {
-        final int groups = groupStarts.length - 1;
-        final int[] next = java.util.Arrays.copyOf(groupStarts, groups);
-        for (int group = 0; group < groups; group++)
+        final int groupCount = groupStarts.length - 1;
+        final int[] next = java.util.Arrays.copyOf(groupStarts, groupCount);
+        for (int group = 0; group < groupCount; group++)
         {
             final int end = groupStarts[group + 1];
             while (next[group] < end)
@@ -264,21 +267,24 @@ final class FrontOverlay
                 final int at = next[group];
                 long key = keys[at];
                 long value = values[at];
-                int home = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) - start;
+                char home = groups[at];
                 // carry the entry to its group's next free place, taking the one there along, until one belongs here
                 while (home != group)
                 {
                     final int to = next[home]++;
                     final long displacedKey = keys[to];
                     final long displacedValue = values[to];
+                    final char displacedGroup = groups[to];
                     keys[to] = key;
                     values[to] = value;
+                    groups[to] = home;
                     key = displacedKey;
                     value = displacedValue;
-                    home = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism) - start;
+                    home = displacedGroup;
                 }
                 keys[at] = key;
                 values[at] = value;
+                groups[at] = home;
                 next[group]++;
             }
         }
