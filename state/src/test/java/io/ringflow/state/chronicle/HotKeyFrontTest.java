@@ -646,14 +646,8 @@ class HotKeyFrontTest
     void restoredCountersWithIncrementalCheckpointsGiveDeltasOfTheirChangesOnly(final long budget)
     {
         final ChronicleStateConfig config = ChronicleStateConfig.defaults().withHotFrontBytesPerState(budget);
-        final ChronicleKeyedStateStore first = open(config);
-        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final Map<Object, Object> model = new HashMap<>();
-        for (long key = 0; key < 1_000; key++)
-        {
-            set(first, counts, model, key, key);
-        }
-        final byte[] bytes = SnapshotContents.take(first, 1);
+        final byte[] bytes = countersSnapshot(config, 1_000, model);
 
         final ChronicleKeyedStateStore restored = open(config);
         restored.restore(List.of(SnapshotContents.reader(bytes)));
@@ -681,14 +675,8 @@ class HotKeyFrontTest
     @Test
     void restoredCountersSurviveAFailedDeclarationAndAKeyOfTwoRestoredSnapshotsIsKeptOnce()
     {
-        final ChronicleKeyedStateStore first = open(ChronicleStateConfig.defaults());
-        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final Map<Object, Object> model = new HashMap<>();
-        for (long key = 0; key < 100; key++)
-        {
-            set(first, counts, model, key, key);
-        }
-        final byte[] bytes = SnapshotContents.take(first, 1);
+        final byte[] bytes = countersSnapshot(ChronicleStateConfig.defaults(), 100, model);
 
         final ChronicleKeyedStateStore restored = open(ChronicleStateConfig.defaults());
         restored.restore(List.of(SnapshotContents.reader(bytes)));
@@ -726,14 +714,8 @@ class HotKeyFrontTest
     void countersRestoredWhileChangesAreTrackedAreKeptForTheFrontWithChangeStamps()
     {
         final ChronicleStateConfig config = ChronicleStateConfig.defaults().withHotFrontBytesPerState(32 * 1024);
-        final ChronicleKeyedStateStore first = open(config);
-        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final Map<Object, Object> model = new HashMap<>();
-        for (long key = 0; key < 1_000; key++)
-        {
-            set(first, counts, model, key, key);
-        }
-        final byte[] bytes = SnapshotContents.take(first, 1);
+        final byte[] bytes = countersSnapshot(config, 1_000, model);
 
         final ChronicleKeyedStateStore restored = open(config);
         restored.trackChanges();
@@ -844,6 +826,23 @@ class HotKeyFrontTest
             return random.nextInt(1_001);
         }
         return (phase == 0 ? 0 : 600) + random.nextInt(16);
+    }
+
+    /**
+     * @param config the store's configuration.
+     * @param keys   keys 0..keys-1 get their own number as their count.
+     * @param model  receives them.
+     * @return a full snapshot of a store holding those counts in its state "counts".
+     */
+    private byte[] countersSnapshot(final ChronicleStateConfig config, final int keys, final Map<Object, Object> model)
+    {
+        final ChronicleKeyedStateStore first = open(config);
+        final ValueState<Long> counts = first.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        for (long key = 0; key < keys; key++)
+        {
+            set(first, counts, model, key, key);
+        }
+        return SnapshotContents.take(first, 1);
     }
 
     private static void store(final ChronicleKeyedStateStore store, final long key)
