@@ -549,44 +549,25 @@ final class CopyOnWriteLongTable
          */
         Frozen materialize()
         {
-            if (done)
-            {
-                throw new IllegalStateException("the view was already read or released");
-            }
-            final int slots = entries.length / 2;
             final long[] outEntries = new long[entries.length];
-            final long[] outStamps = stamps == null ? null : new long[slots];
-            final int chunks = slots / chunkSlots;
-            for (int chunk = 0; chunk < chunks; chunk++)
+            final long[] outStamps = stamps == null ? null : new long[entries.length / 2];
+            final int[] from = new int[1];
+            forEachChunk((chunkEntries, chunkStamps, slots) ->
             {
-                final int from = chunk * chunkSlots;
-                System.arraycopy(entries, 2 * from, outEntries, 2 * from, 2 * chunkSlots);
-                if (stamps != null)
+                System.arraycopy(chunkEntries, 0, outEntries, 2 * from[0], 2 * slots);
+                if (chunkStamps != null)
                 {
-                    System.arraycopy(stamps, from, outStamps, from, chunkSlots);
+                    System.arraycopy(chunkStamps, 0, outStamps, from[0], slots);
                 }
-                // a change seen above implies its copy's reference is seen below
-                VarHandle.loadLoadFence();
-                final long[] copy = copyOf(chunk);
-                if (copy != null)
-                {
-                    System.arraycopy(copy, 0, outEntries, 2 * from, 2 * chunkSlots);
-                    if (stamps != null)
-                    {
-                        // stamps were copied with the chunk, since this view's arrays had them at the barrier
-                        System.arraycopy(copy, 2 * chunkSlots, outStamps, from, chunkSlots);
-                    }
-                }
-                cursor = chunk + 1;
-            }
-            done = true;
-            copies = null;
+                from[0] += slots;
+            });
             return new Frozen(outEntries, outStamps, size);
         }
 
         /**
-         * Reads the table as of the barrier chunk by chunk, as {@link #materialize} does, but through one chunk-sized
-         * buffer instead of a copy of the whole table, then marks the view done. Once, on the reader.
+         * Reads the table as of the barrier chunk by chunk through one chunk-sized buffer (the reading protocol of the
+         * class documentation: copy the live chunk, a load-load fence, take the task's copy of it if there is one,
+         * then pass the chunk), then marks the view done. Once, on the reader; {@link #materialize} is built on it.
          *
          * @param consumer receives each chunk's slots as of the barrier; the arrays are reused for the next chunk. It
          *                 should be quick: until the reader has passed a chunk, the task copies it at its first change.
@@ -609,7 +590,7 @@ final class CopyOnWriteLongTable
                 {
                     System.arraycopy(stamps, from, chunkStamps, 0, chunkSlots);
                 }
-                // a change seen above implies its copy's reference is seen below (as in materialize)
+                // a change seen above implies its copy's reference is seen below
                 VarHandle.loadLoadFence();
                 final long[] copy = copyOf(chunk);
                 if (copy != null)
@@ -617,6 +598,7 @@ final class CopyOnWriteLongTable
                     System.arraycopy(copy, 0, chunkEntries, 0, 2 * chunkSlots);
                     if (stamps != null)
                     {
+                        // stamps were copied with the chunk, since this view's arrays had them at the barrier
                         System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
                     }
                 }

@@ -150,7 +150,18 @@ final class FrontOverlay
     /** @return whether a slot of the front's table belongs in this snapshot: a full one, or changed since the base. */
     private boolean emitted(final CopyOnWriteLongTable.Frozen table, final int slot)
     {
-        return table.occupied(slot) && (changedSinceBase == Long.MIN_VALUE || table.stampAt(slot) >= changedSinceBase);
+        return emits(table.valueAt(slot), table.stampAt(slot));
+    }
+
+    /**
+     * @param value a slot's value ({@link CopyOnWriteLongTable#MISSING} when empty).
+     * @param stamp its change stamp ({@link CopyOnWriteLongTable#MISSING} when none).
+     * @return whether the slot belongs in this snapshot: occupied, and for a delta changed since its base.
+     */
+    private boolean emits(final long value, final long stamp)
+    {
+        return value != CopyOnWriteLongTable.MISSING &&
+            (changedSinceBase == Long.MIN_VALUE || stamp >= changedSinceBase);
     }
 
     /** Receives one encoded overlay entry; the arrays are reused for the next entry. */
@@ -211,8 +222,7 @@ final class FrontOverlay
             for (int slot = 0; slot < slots; slot++)
             {
                 final long value = entries[2 * slot + 1];
-                if (value != CopyOnWriteLongTable.MISSING && (changedSinceBase == Long.MIN_VALUE ||
-                    (stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]) >= changedSinceBase))
+                if (emits(value, stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]))
                 {
                     gatheredKeys[at] = entries[2 * slot];
                     gatheredValues[at++] = value;

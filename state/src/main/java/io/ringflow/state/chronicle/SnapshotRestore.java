@@ -151,7 +151,9 @@ final class SnapshotRestore
         final EncodedBytes value = new EncodedBytes(Long.BYTES);
         key.length(StoredKeyLayout.KEY_OFFSET + Long.BYTES);
         value.length(Long.BYTES);
-        final int[] written = new int[1];
+        // the keys written so far, taken out of the table if the map refuses one (full), so that no key is in both
+        final long[] written = new long[kept.size()];
+        final int[] count = new int[1];
         try
         {
             kept.forEach((counterKey, counter) ->
@@ -163,24 +165,14 @@ final class SnapshotRestore
                 // not a change: no delta can have a base older than these entries (a restore forgets every base,
                 // and this runs at the declaration or at the first snapshot after the restore, a full one)
                 map.putRestored(key, value);
-                written[0]++;
+                written[count[0]++] = counterKey;
             });
         }
         catch (final RuntimeException ex)
         {
-            // the map refused one (full): those written leave the table, so that no key is in both
-            final long[] done = new long[written[0]];
-            final int[] at = new int[1];
-            kept.forEach((counterKey, counter) ->
+            for (int i = 0; i < count[0]; i++)
             {
-                if (at[0] < done.length)
-                {
-                    done[at[0]++] = counterKey;
-                }
-            });
-            for (final long counterKey : done)
-            {
-                kept.remove(counterKey);
+                kept.remove(written[i]);
             }
             throw ex;
         }
