@@ -155,6 +155,10 @@ public class PageViewThroughputBenchmark
     @Param({"CHECKING"})
     public String sink;
 
+    /** Records per burst of key hints to the count's state ({@code JobConfig.keyPrefetch}); 0 turns them off. */
+    @Param({"" + JobConfig.DEFAULT_KEY_PREFETCH})
+    public int keyPrefetch;
+
     /** Page views per invocation; must equal JMH's operations per invocation. */
     @Param({"" + DEFAULT_RECORDS})
     public int records;
@@ -202,6 +206,7 @@ public class PageViewThroughputBenchmark
             .chaining(chaining)
             .idleStrategy(idleStrategy)
             .specializeChains(specializeChains)
+            .keyPrefetch(keyPrefetch)
             .checkpointingMode(checkpointingMode)
             .stateBackend(stateBackend.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys)).withHotKeysPerState(hotKeys)));

@@ -176,6 +176,10 @@ class ValidationTest
         assertThatThrownBy(() -> JobConfig.builder().ringSize(64).publishBatch(64).build())
             .hasMessageContaining("publishBatch");
         assertThatThrownBy(() -> JobConfig.builder().cpus(9999).build()).hasMessageContaining("cpus");
+        assertThatThrownBy(() -> JobConfig.builder().keyPrefetch(-1).build()).hasMessageContaining("keyPrefetch")
+            .hasMessageContaining("-1");
+        assertThatThrownBy(() -> JobConfig.builder().keyPrefetch(JobConfig.MAX_KEY_PREFETCH + 1).build())
+            .hasMessageContaining("keyPrefetch");
     }
 
     @Test

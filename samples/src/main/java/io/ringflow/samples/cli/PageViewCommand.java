@@ -107,6 +107,12 @@ public final class PageViewCommand implements Callable<Integer>
             "thread; use them with fewer threads than cores.")
     private IdleStrategyKind idle;
 
+    @Option(names = "--key-prefetch", paramLabel = "N", defaultValue = "" + JobConfig.DEFAULT_KEY_PREFETCH,
+        description = "Records whose keys the count task passes to its state as one burst of hints before " +
+            "processing them, so that their cache misses overlap; used once the state outgrows the near caches " +
+            "(0 turns it off; default ${DEFAULT-VALUE}).")
+    private int keyPrefetch;
+
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "0",
         description = "Stop the sources after this many seconds (for unbounded runs; also caps a bounded one); " +
             "0 = no limit. The views generated until then are still counted and verified.")
@@ -212,7 +218,13 @@ public final class PageViewCommand implements Callable<Integer>
                 "--checkpoint-interval must be 0 (off) or a positive number of milliseconds, was " +
                     checkpointIntervalMs);
         }
-        final JobConfig config = faultToleranceConfig(PageViewCount.jobConfig(options).toBuilder());
+        if (keyPrefetch < 0 || keyPrefetch > JobConfig.MAX_KEY_PREFETCH)
+        {
+            throw new ParameterException(spec.commandLine(), "--key-prefetch must be in [0, " +
+                JobConfig.MAX_KEY_PREFETCH + "] (0 turns it off), was " + keyPrefetch);
+        }
+        final JobConfig config = faultToleranceConfig(PageViewCount.jobConfig(options).toBuilder()
+            .keyPrefetch(keyPrefetch));
         final JobEnvironment env = JobEnvironment.create(config);
         if (output != null)
         {

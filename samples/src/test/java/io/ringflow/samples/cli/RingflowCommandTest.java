@@ -434,6 +434,8 @@ class RingflowCommandTest
         "page-view --warmup -1          | --warmup must be >= 0",
         "page-view --checkpoint-interval -5 | --checkpoint-interval must be 0 (off) or a positive number",
         "page-view --idle SOMETIMES     | Invalid value for option '--idle'",
+        "page-view --key-prefetch -1    | --key-prefetch must be in [0, 256] (0 turns it off), was -1",
+        "page-view --key-prefetch 257   | --key-prefetch must be in [0, 256] (0 turns it off), was 257",
         "page-view --events lots        | 'lots' is not a count",
         "page-view --no-such-option     | Unknown option: '--no-such-option'",
         "                               | Missing subcommand",

@@ -65,6 +65,30 @@ public interface KeyedStateStore extends AutoCloseable
     Object currentKey();
 
     /**
+     * A hint from the task thread that {@code key} (sent unboxed, {@link #setCurrentKey(long, int)}) will be the
+     * current key soon, a few records from now: a store may load the memory that key's state lookups read first, so
+     * that the cache misses of several upcoming keys overlap instead of following one another. It changes no state
+     * and no current key, and may be called for a key that never becomes current. Task thread.
+     *
+     * @param key an upcoming key.
+     * @return a value of no meaning that the caller must fold into something it keeps (a field written once per
+     *     run of records), so that the JIT cannot drop the loads; 0 when the store does nothing (the default).
+     */
+    default long prefetch(final long key)
+    {
+        return 0L;
+    }
+
+    /**
+     * @return whether {@link #prefetch} is worth calling now (it may become so as state grows), so that a caller
+     *     skips reading keys ahead otherwise; false by default. Task thread.
+     */
+    default boolean prefetches()
+    {
+        return false;
+    }
+
+    /**
      * Returns the state declared by {@code descriptor}, creating it on first use. Asking twice with the same name,
      * kind, types and time-to-live returns the same state; the same name with another kind, type or time-to-live is
      * an error. The same holds for every {@code get...State} method: a name is one state, whatever its kind.

@@ -26,6 +26,7 @@ import io.ringflow.state.snapshot.StateMeta;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -197,6 +198,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private boolean closed;
     /** The state that keeps a lookup of the current key open between a read and a write, or null. Task thread. */
     private ChronicleState holding;
+    /** Declared value states that have a hot-key front, in declaration order: what {@link #prefetch} touches. */
+    private ChronicleValueState<?>[] fronted = new ChronicleValueState<?>[0];
     /** Whether value states may keep a read's lookup open for the write that follows; see {@link #holdLookups}. */
     private boolean holdLookups;
 
@@ -385,7 +388,49 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             map.markMapValues();
         }
         declared.put(descriptor.name(), state);
+        if (state instanceof ChronicleValueState<?> value && value.hasFront())
+        {
+            final ChronicleValueState<?>[] grown = Arrays.copyOf(fronted, fronted.length + 1);
+            grown[fronted.length] = value;
+            fronted = grown;
+        }
         return (S)state;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Touches the key's home slot in the front of every value state that has one (its {@code Long} table, when it
+     * holds {@code Long} keys and values); a key the front does not hold still costs its map lookup later.
+     */
+    @Override
+    public long prefetch(final long key)
+    {
+        long touched = 0;
+        for (final ChronicleValueState<?> state : fronted)
+        {
+            touched += state.touch(key);
+        }
+        return touched;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>True while some value state's front holds {@code Long}s in a table that has outgrown the near caches
+     * ({@link CopyOnWriteLongTable#outgrowsNearCaches}): for fewer keys, touching ahead would only cost.
+     */
+    @Override
+    public boolean prefetches()
+    {
+        for (final ChronicleValueState<?> state : fronted)
+        {
+            if (state.worthTouching())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -80,6 +80,29 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             LongValueState.defaultOf((ValueStateDescriptor<Long>)descriptor)) : null;
     }
 
+    /** @return whether this state has a hot-key front. */
+    boolean hasFront()
+    {
+        return front != null;
+    }
+
+    /** @return whether {@link #touch} is worth calling now: {@link HotKeyFront#worthTouching}. Task thread. */
+    boolean worthTouching()
+    {
+        return front.worthTouching();
+    }
+
+    /**
+     * A hint that {@code key} will soon be the current key: {@link HotKeyFront#touch}. Task thread.
+     *
+     * @param key the key, unboxed.
+     * @return a value of no meaning, to be folded into something the caller keeps.
+     */
+    long touch(final long key)
+    {
+        return front.touch(key);
+    }
+
     /** @return the unboxed view of this state; it must be a {@code Long} state. */
     LongValueState longView()
     {

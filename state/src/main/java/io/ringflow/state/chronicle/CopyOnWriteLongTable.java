@@ -57,6 +57,8 @@ final class CopyOnWriteLongTable
     /** Slots of a new or cleared table. */
     private static final int INITIAL_SLOTS = 2 * CHUNK_SLOTS;
     private static final long FIBONACCI = 0x9E3779B97F4A7C15L;
+    /** Slots from which {@link #outgrowsNearCaches}: 65,536 slots, 1 MiB of entries. */
+    private static final int TOUCH_WORTHWHILE_SLOTS = 1 << 16;
     /** The most keys a table holds: 2^27, in 2^28 slots (4 GiB of entries). */
     static final int MAX_KEYS = 1 << 27;
 
@@ -154,6 +156,33 @@ final class CopyOnWriteLongTable
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    /**
+     * @return whether the table has outgrown the processor's near caches, so that a lookup of a key not used lately
+     *     usually misses them and {@link #touch}ing keys ahead pays off: from 65,536 slots (1 MiB of entries,
+     *     reached at the 16,385th key). Below that, touching ahead only costs: the page-view job at 1,000 keys ran 4
+     *     to 13 % slower with it.
+     */
+    boolean outgrowsNearCaches()
+    {
+        return entries.length >= 2 * TOUCH_WORTHWHILE_SLOTS;
+    }
+
+    /**
+     * Loads the memory a lookup of {@code key} reads first (its home slot, and its stamp when entries are stamped), so
+     * that the lookup, soon after, finds it in cache. Changes nothing. The loads of several keys touched one after
+     * the other are independent, so the processor overlaps their cache misses; that is the point.
+     *
+     * @param key a key.
+     * @return a value of no meaning that the caller must fold into something it keeps, so that the loads are not
+     *     eliminated.
+     */
+    long touch(final long key)
+    {
+        final int slot = home(key);
+        final long[] stamps = this.stamps;
+        return entries[2 * slot + 1] + (stamps != null ? stamps[slot] : 0L);
     }
 
     /**

@@ -161,6 +161,25 @@ final class HotKeyFront
         return longLongs != null;
     }
 
+    /** @return whether {@link #touch} is worth calling: the front holds {@code Long}s in a table too big for near caches. */
+    boolean worthTouching()
+    {
+        final CopyOnWriteLongTable longLongs = this.longLongs;
+        return longLongs != null && longLongs.outgrowsNearCaches();
+    }
+
+    /**
+     * A hint that {@code key} is looked up soon; nothing unless {@link #holdsLongs()}. See {@link CopyOnWriteLongTable#touch}.
+     *
+     * @param key a key that will soon be the current key.
+     * @return a value of no meaning, to be folded into something the caller keeps.
+     */
+    long touch(final long key)
+    {
+        final CopyOnWriteLongTable longLongs = this.longLongs;
+        return longLongs != null ? longLongs.touch(key) : 0L;
+    }
+
     /**
      * The unboxed {@link #get}, when {@link #holdsLongs()}.
      *

@@ -97,6 +97,38 @@ class HotKeyFrontTest
     }
 
     @Test
+    void keysAreHintedOnlyOnceTheFrontOutgrowsTheNearCachesAndAHintChangesNothing()
+    {
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults()
+            .withExpectedEntriesPerState(50_000).withHotKeysPerState(40_000));
+        assertThat(store.prefetches()).as("no state declared").isFalse();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final ValueState<String> names = store.getValueState(new ValueStateDescriptor<>("names", String.class));
+        final Map<Object, Object> model = new HashMap<>();
+        final int nearCacheKeys = 16_384;
+        for (long key = 0; key < nearCacheKeys; key++)
+        {
+            set(store, counts, model, key, key * 3);
+        }
+        assertThat(store.prefetches()).as("a table of 32,768 slots fits the near caches").isFalse();
+        set(store, counts, model, nearCacheKeys, 1L);
+        assertThat(store.prefetches()).as("the 16,385th key doubles the table to 65,536 slots, 1 MiB").isTrue();
+
+        // a hint, for keys present and absent, changes no value, no entry and not the current key
+        store.setCurrentKey(7L);
+        names.update("seven");
+        final Random random = new Random(42);
+        for (int i = 0; i < 10_000; i++)
+        {
+            store.prefetch(random.nextInt(2 * nearCacheKeys));
+        }
+        assertThat(store.currentKey()).isEqualTo(7L);
+        assertThat(names.value()).isEqualTo("seven");
+        assertThat(store.entryCount()).isEqualTo(model.size() + 1);
+        assertEveryKey(store, counts, model, 2 * nearCacheKeys);
+    }
+
+    @Test
     void longValuesAreHeldUnboxedAndTheOneValueTheFrontCannotHoldGoesToTheMap()
     {
         final ChronicleKeyedStateStore store = open(8);

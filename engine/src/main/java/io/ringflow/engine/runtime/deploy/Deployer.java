@@ -370,7 +370,7 @@ public final class Deployer
         }
         final InputTask task = new InputTask(execution, taskName, chain, writers, idler, config.maxParkNanos(), cpu,
             readers.toArray(new ChannelReader[0]), inputIndexes.stream().mapToInt(Integer::intValue).toArray(),
-            codecArray, config.readBatch(), signal, barrierOptions(), loopsPerChannel);
+            codecArray, config.readBatch(), config.keyPrefetch(), signal, barrierOptions(), loopsPerChannel);
         if (restorer != null)
         {
             restorer.restoreChannelState(head, subtask, task);

@@ -63,6 +63,18 @@ public final class KeyedProcessOperator extends StreamOperator implements KeyedT
     }
 
     @Override
+    public boolean prefetchesKeys()
+    {
+        return state != null && state.prefetches();
+    }
+
+    @Override
+    public long prefetchKey(final long key)
+    {
+        return state.prefetch(key);
+    }
+
+    @Override
     public void processElement(final Object record, final int keyGroup, final long key) throws Exception
     {
         // the producer extracted the key and sent it: no key selector, no box, no hash (on this class's own,

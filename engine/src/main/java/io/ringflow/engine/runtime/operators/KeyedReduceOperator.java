@@ -79,6 +79,18 @@ public final class KeyedReduceOperator extends StreamOperator
     }
 
     @Override
+    public boolean prefetchesKeys()
+    {
+        return store != null && store.prefetches();
+    }
+
+    @Override
+    public long prefetchKey(final long key)
+    {
+        return store.prefetch(key);
+    }
+
+    @Override
     public void processElement(final Object record, final int keyGroup, final long key) throws Exception
     {
         // the producer extracted the key and sent it: no key selector, no box, no hash

@@ -15,6 +15,10 @@ import io.ringflow.state.codec.CodecBuffer;
  */
 public final class ChannelInput extends InputChannel
 {
+
+    /** What the prefetch loads summed to; kept only so that the JIT keeps those loads. Task thread. */
+    private long prefetched;
+
     /**
      * @param task       the task.
      * @param index      the channel's index in the task.
@@ -40,11 +44,28 @@ public final class ChannelInput extends InputChannel
         }
         final CodecBuffer window = in.window();
         final long first = in.nextSequence();
+        // the keys of the next `burst` records go to the head as hints, all at once before any of them is processed:
+        // the store's hint is a plain load, which the processor cannot retire before its line arrives, so only loads
+        // issued back to back overlap their misses (slots below first + available are published: reading them early
+        // is safe)
+        final int burst = task.keyPrefetch;
+        final boolean prefetching = burst > 0 && inputIndex == 0 && head.prefetchesKeys();
+        int ahead = 0;
+        long touched = 0;
         int read = 0;
         try
         {
             while (read < available)
             {
+                if (prefetching && ahead == read)
+                {
+                    final int until = Math.min(available, read + burst);
+                    while (ahead < until)
+                    {
+                        touched += prefetch(in, window, first + ahead);
+                        ahead++;
+                    }
+                }
                 final long sequence = first + read;
                 final long header = in.header(sequence);
                 read++;
@@ -112,7 +133,20 @@ public final class ChannelInput extends InputChannel
         finally
         {
             in.advance(read);
+            prefetched += touched;
         }
         return read;
+    }
+
+    private long prefetch(final ChannelReader in, final CodecBuffer window, final long sequence)
+    {
+        final long header = in.header(sequence);
+        if (SlotDescriptor.kind(header) != SlotKind.RECORD || !SlotDescriptor.hasLongKey(header))
+        {
+            return 0L;
+        }
+        final int payload = in.payloadOffset(sequence);
+        return head.prefetchKey(window.getLong(SlotDescriptor.hasTimestamp(header) ?
+            payload + SlotDescriptor.TIMESTAMP_LENGTH : payload));
     }
 }

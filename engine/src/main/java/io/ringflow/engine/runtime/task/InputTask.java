@@ -53,6 +53,8 @@ public final class InputTask extends Task
 
     private final InputChannel[] inputs;
     private final int readBatch;
+    /** Records per burst of key hints to a keyed head ({@code JobConfig.keyPrefetch}); 0 for none. */
+    final int keyPrefetch;
     private final ParkingSignal signal;
     private final BooleanSupplier hasInput = this::hasInput;
     private final BarrierHandler barriers;
@@ -89,12 +91,14 @@ public final class InputTask extends Task
         final int[] inputIndexes,
         final Codec<Object>[] codecs,
         final int readBatch,
+        final int keyPrefetch,
         final ParkingSignal signal,
         final BarrierHandlerOptions barrierOptions,
         final List<Class<? extends InputChannel>> recordLoops)
     {
         super(host, name, chain, writers, idler, maxParkNanos, cpu);
         this.readBatch = readBatch;
+        this.keyPrefetch = keyPrefetch;
         this.signal = signal;
         this.inputs = new InputChannel[readers.length];
         for (int i = 0; i < readers.length; i++)

@@ -101,6 +101,30 @@ public abstract class StreamOperator
     }
 
     /**
+     * Whether {@link #prefetchKey} does anything now: the record loop then reads the {@code Long} keys of a few
+     * records ahead and passes them to it. False unless a keyed operator's state store prefetches. Task thread; asked
+     * once per run of records.
+     *
+     * @return whether to pass upcoming keys to {@link #prefetchKey}.
+     */
+    public boolean prefetchesKeys()
+    {
+        return false;
+    }
+
+    /**
+     * A hint that a record of the first input with this {@code Long} key follows soon: {@link
+     * io.ringflow.state.backend.KeyedStateStore#prefetch}. Task thread.
+     *
+     * @param key the upcoming record's key, as its producer sent it.
+     * @return a value of no meaning that the caller folds into a field, so the JIT keeps the loads.
+     */
+    public long prefetchKey(final long key)
+    {
+        return 0L;
+    }
+
+    /**
      * A record of the second input sent by its {@code Long} key; see {@link #processElement(Object, int, long)}.
      *
      * @param record   the record.

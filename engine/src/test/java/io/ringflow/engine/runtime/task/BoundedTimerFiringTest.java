@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.task;
 
 import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.functions.CheckpointedFunction;
 import io.ringflow.engine.api.functions.Collector;
 import io.ringflow.engine.api.functions.KeyedProcessFunction;
@@ -110,8 +111,8 @@ class BoundedTimerFiringTest
             new io.ringflow.state.checkpoint.InMemoryCheckpointStorage()), "timers (1/1)",
             new StreamOperator[] {operator}, new ChannelWriter[] {out.writer()},
             Idler.create(IdleStrategyKind.BUSY_SPIN, null, 100_000), 100_000, -1,
-            new ChannelReader[] {in.reader()}, new int[] {0}, new Codec[] {LongCodec.INSTANCE}, 4096, null, options,
-            List.of(ChannelInput.class));
+            new ChannelReader[] {in.reader()}, new int[] {0}, new Codec[] {LongCodec.INSTANCE}, 4096,
+            JobConfig.DEFAULT_KEY_PREFETCH, null, options, List.of(ChannelInput.class));
         operator.initializeState();
         operator.open();
         task.collectTimedOperators();

@@ -1,6 +1,7 @@
 package io.ringflow.engine.runtime.task;
 
 import io.ringflow.engine.api.IdleStrategyKind;
+import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.channel.ChannelReader;
 import io.ringflow.engine.channel.ChannelWriter;
 import io.ringflow.engine.channel.RingChannel;
@@ -64,8 +65,8 @@ class InputTaskAlignmentTest
         return new InputTask(new JobAttempt("job", null, 1,
             new io.ringflow.state.checkpoint.InMemoryCheckpointStorage()), "recorder (1/1)", new StreamOperator[] {head},
             new ChannelWriter[] {output.writer()}, Idler.create(IdleStrategyKind.BUSY_SPIN, null, 100_000), 100_000,
-            -1, new ChannelReader[] {a.reader(), b.reader()}, new int[] {0, 0}, codecs, 100, null, options,
-            List.of(ChannelInput.class, ChannelInput.class));
+            -1, new ChannelReader[] {a.reader(), b.reader()}, new int[] {0, 0}, codecs, 100,
+            JobConfig.DEFAULT_KEY_PREFETCH, null, options, List.of(ChannelInput.class, ChannelInput.class));
     }
 
     private RingChannel output()
