@@ -269,7 +269,8 @@ public final class JobConfig
     {
         return "JobConfig{defaultParallelism=" + defaultParallelism + ", maxParallelism=" + maxParallelism +
             ", ringSize=" + ringSize + ", slotSize=" + slotSize + ", publishBatch=" + publishBatch +
-            ", readBatch=" + readBatch + ", keyPrefetch=" + keyPrefetch + ", idleStrategy=" + idleStrategy + ", maxParkNanos=" + maxParkNanos +
+            ", readBatch=" + readBatch + ", keyPrefetch=" + keyPrefetch + ", idleStrategy=" + idleStrategy +
+            ", maxParkNanos=" + maxParkNanos +
             ", chaining=" + chaining + ", specializeChains=" + specializeChains + ", pinThreads=" + pinThreads + ", cpus=" + Arrays.toString(cpus) +
             ", checkpointingMode=" + checkpointingMode + ", checkpointing=" + checkpointing +
             ", restartStrategy=" + restartStrategy + ", restoreFrom=" + restoreFrom + ", resumeFrom=" + resumeFrom +
@@ -358,15 +359,16 @@ public final class JobConfig
         }
 
         /**
-         * How many records ahead a keyed task looks up its state's memory. Before processing a run of records sent
-         * by a {@code Long} key, the task reads the keys of the next {@code value} of them and passes them to the
-         * state store as hints ({@code KeyedStateStore.prefetch}); the default store then touches each key's slot in
-         * its value states' hot-key fronts, so that their cache misses overlap instead of following one another. It
-         * does so only while a front's table has outgrown the near caches (more than 16,384 keys); with fewer keys
-         * it costs only the check. At a million keys it took the page-view job from about 3.5 M to 5.5–6.5 M
-         * records/s on the reference machine (docs/benchmarks.md).
+         * How far ahead a keyed task looks up its state's memory. Before processing records sent by a {@code Long}
+         * key, a task whose head is a keyed process or reduce operator reads the keys in its next {@code value} ring
+         * slots and passes them to the state store as one burst of hints ({@code KeyedStateStore.prefetch}); the
+         * default store then touches each key's home slot in its value states' hot-key fronts, so that their cache
+         * misses overlap instead of following one another. It does so only while a front's table (one per state and
+         * subtask) has outgrown the near caches, from 65,536 slots (reached at the 16,385th key); below that it costs
+         * only the check. At a million keys the page-view job went from 3.63 M to 4.72 M records/s in the sample and
+         * from 4.90 M to 7.24 M in JMH on the reference machine (docs/benchmarks.md, "Key hints").
          *
-         * @param value records per burst of hints, 0 to 256 (0 turns it off; default 16).
+         * @param value ring slots per burst of hints, 0 to 256 (0 turns them off; default 16).
          * @return this
          */
         public Builder keyPrefetch(final int value)

@@ -180,6 +180,10 @@ class ValidationTest
             .hasMessageContaining("-1");
         assertThatThrownBy(() -> JobConfig.builder().keyPrefetch(JobConfig.MAX_KEY_PREFETCH + 1).build())
             .hasMessageContaining("keyPrefetch");
+        assertThat(JobConfig.builder().keyPrefetch(0).build().keyPrefetch()).isZero();
+        assertThat(JobConfig.builder().keyPrefetch(JobConfig.MAX_KEY_PREFETCH).build().keyPrefetch())
+            .isEqualTo(JobConfig.MAX_KEY_PREFETCH);
+        assertThat(JobConfig.defaults().keyPrefetch()).isEqualTo(JobConfig.DEFAULT_KEY_PREFETCH);
     }
 
     @Test

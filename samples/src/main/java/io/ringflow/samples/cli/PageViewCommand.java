@@ -108,9 +108,9 @@ public final class PageViewCommand implements Callable<Integer>
     private IdleStrategyKind idle;
 
     @Option(names = "--key-prefetch", paramLabel = "N", defaultValue = "" + JobConfig.DEFAULT_KEY_PREFETCH,
-        description = "Records whose keys the count task passes to its state as one burst of hints before " +
-            "processing them, so that their cache misses overlap; used once the state outgrows the near caches " +
-            "(0 turns it off; default ${DEFAULT-VALUE}).")
+        description = "Ring slots whose keys the count task passes to its state as one burst of hints before " +
+            "processing them, so that their cache misses overlap; used once a count subtask holds more than 16,384 " +
+            "apps (0 turns it off; default ${DEFAULT-VALUE}).")
     private int keyPrefetch;
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "0",

@@ -68,7 +68,8 @@ public interface KeyedStateStore extends AutoCloseable
      * A hint from the task thread that {@code key} (sent unboxed, {@link #setCurrentKey(long, int)}) will be the
      * current key soon, a few records from now: a store may load the memory that key's state lookups read first, so
      * that the cache misses of several upcoming keys overlap instead of following one another. It changes no state
-     * and no current key, and may be called for a key that never becomes current. Task thread.
+     * and no current key, never throws, and may be called more than once for a key, or for one that never becomes
+     * current. Task thread.
      *
      * @param key an upcoming key.
      * @return a value of no meaning that the caller must fold into something it keeps (a field written once per

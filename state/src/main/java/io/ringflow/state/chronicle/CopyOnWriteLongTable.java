@@ -58,7 +58,7 @@ final class CopyOnWriteLongTable
     private static final int INITIAL_SLOTS = 2 * CHUNK_SLOTS;
     private static final long FIBONACCI = 0x9E3779B97F4A7C15L;
     /** Slots from which {@link #outgrowsNearCaches}: 65,536 slots, 1 MiB of entries. */
-    private static final int TOUCH_WORTHWHILE_SLOTS = 1 << 16;
+    private static final int NEAR_CACHE_SLOTS = 1 << 16;
     /** The most keys a table holds: 2^27, in 2^28 slots (4 GiB of entries). */
     static final int MAX_KEYS = 1 << 27;
 
@@ -166,7 +166,7 @@ final class CopyOnWriteLongTable
      */
     boolean outgrowsNearCaches()
     {
-        return entries.length >= 2 * TOUCH_WORTHWHILE_SLOTS;
+        return entries.length >= 2 * NEAR_CACHE_SLOTS;
     }
 
     /**

@@ -161,7 +161,10 @@ final class HotKeyFront
         return longLongs != null;
     }
 
-    /** @return whether {@link #touch} is worth calling: the front holds {@code Long}s in a table too big for near caches. */
+    /**
+     * @return whether {@link #touch} is worth calling: the front holds {@code Long}s in a table too big for the near
+     *     caches.
+     */
     boolean worthTouching()
     {
         final CopyOnWriteLongTable longLongs = this.longLongs;
@@ -169,7 +172,8 @@ final class HotKeyFront
     }
 
     /**
-     * A hint that {@code key} is looked up soon; nothing unless {@link #holdsLongs()}. See {@link CopyOnWriteLongTable#touch}.
+     * A hint that {@code key} is looked up soon; nothing unless {@link #holdsLongs()}. See
+     * {@link CopyOnWriteLongTable#touch}.
      *
      * @param key a key that will soon be the current key.
      * @return a value of no meaning, to be folded into something the caller keeps.

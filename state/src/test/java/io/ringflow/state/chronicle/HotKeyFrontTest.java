@@ -126,6 +126,36 @@ class HotKeyFrontTest
         assertThat(names.value()).isEqualTo("seven");
         assertThat(store.entryCount()).isEqualTo(model.size() + 1);
         assertEveryKey(store, counts, model, 2 * nearCacheKeys);
+
+        // a snapshot pending while hinted keys change and the table grows (new arrays, the view keeps the old ones),
+        // and the front fills up and spills into the map, still holds exactly its barrier's values
+        final Map<String, Map<Object, Object>> atBarrier = SnapshotContents.expected(Map.of("counts", model,
+            "names", Map.<Object, Object>of(7L, "seven")));
+        final KeyedStateSnapshot pending = store.snapshot(1);
+        for (long key = 0; key < 3 * nearCacheKeys; key++)
+        {
+            store.prefetch(key + 16);
+            set(store, counts, model, key, -key);
+            store.prefetch(random.nextInt(4 * nearCacheKeys));
+        }
+        assertThat(decode(SnapshotContents.write(pending))).isEqualTo(atBarrier);
+        assertEveryKey(store, counts, model, 4 * nearCacheKeys);
+    }
+
+    @Test
+    void aFrontOfOtherValuesThanLongsIsNeverHintedHoweverLarge()
+    {
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults()
+            .withExpectedEntriesPerState(50_000).withHotKeysPerState(40_000));
+        final ValueState<String> names = store.getValueState(new ValueStateDescriptor<>("names", String.class));
+        for (long key = 0; key < 20_000; key++)
+        {
+            store.setCurrentKey(key);
+            names.update("n" + key);
+        }
+        assertThat(((ChronicleValueState<String>)names).front().size()).isEqualTo(20_000);
+        assertThat(store.prefetches()).isFalse();
+        assertThat(store.prefetch(5L)).isZero();
     }
 
     @Test

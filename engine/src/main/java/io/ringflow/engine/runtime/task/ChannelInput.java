@@ -15,7 +15,6 @@ import io.ringflow.state.codec.CodecBuffer;
  */
 public final class ChannelInput extends InputChannel
 {
-
     /** What the prefetch loads summed to; kept only so that the JIT keeps those loads. Task thread. */
     private long prefetched;
 
@@ -44,11 +43,11 @@ public final class ChannelInput extends InputChannel
         }
         final CodecBuffer window = in.window();
         final long first = in.nextSequence();
-        // the keys of the next `burst` records go to the head as hints, all at once before any of them is processed:
+        // the keys in the next `burst` slots go to the head as hints, all at once before any of them is processed:
         // the store's hint is a plain load, which the processor cannot retire before its line arrives, so only loads
         // issued back to back overlap their misses (slots below first + available are published: reading them early
-        // is safe)
-        final int burst = task.keyPrefetch;
+        // is safe). A run cut short by a control slot hints the slots after it again in the next run.
+        final int burst = task.keyPrefetch();
         final boolean prefetching = burst > 0 && inputIndex == 0 && head.prefetchesKeys();
         int ahead = 0;
         long touched = 0;
@@ -62,7 +61,7 @@ public final class ChannelInput extends InputChannel
                     final int until = Math.min(available, read + burst);
                     while (ahead < until)
                     {
-                        touched += prefetch(in, window, first + ahead);
+                        touched += hintKeyAt(in, window, first + ahead);
                         ahead++;
                     }
                 }
@@ -138,7 +137,11 @@ public final class ChannelInput extends InputChannel
         return read;
     }
 
-    private long prefetch(final ChannelReader in, final CodecBuffer window, final long sequence)
+    /**
+     * Passes the key of the record in slot {@code sequence} to the head as a hint, if the slot is a record sent by its
+     * {@code Long} key; nothing otherwise. {@code sequence} must be published (below the run's end). Never throws.
+     */
+    private long hintKeyAt(final ChannelReader in, final CodecBuffer window, final long sequence)
     {
         final long header = in.header(sequence);
         if (SlotDescriptor.kind(header) != SlotKind.RECORD || !SlotDescriptor.hasLongKey(header))

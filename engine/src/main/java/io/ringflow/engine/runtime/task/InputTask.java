@@ -53,8 +53,8 @@ public final class InputTask extends Task
 
     private final InputChannel[] inputs;
     private final int readBatch;
-    /** Records per burst of key hints to a keyed head ({@code JobConfig.keyPrefetch}); 0 for none. */
-    final int keyPrefetch;
+    /** Slots per burst of key hints to a keyed head ({@code JobConfig.keyPrefetch}); 0 for none. */
+    private final int keyPrefetch;
     private final ParkingSignal signal;
     private final BooleanSupplier hasInput = this::hasInput;
     private final BarrierHandler barriers;
@@ -147,6 +147,12 @@ public final class InputTask extends Task
         restoredChannelStateFile = file;
     }
 
+
+    /** @return slots per burst of key hints to a keyed head, 0 for none; see {@code JobConfig.keyPrefetch}. */
+    int keyPrefetch()
+    {
+        return keyPrefetch;
+    }
     @Override
     void onStart()
     {

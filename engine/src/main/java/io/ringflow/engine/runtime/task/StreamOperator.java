@@ -101,9 +101,9 @@ public abstract class StreamOperator
     }
 
     /**
-     * Whether {@link #prefetchKey} does anything now: the record loop then reads the {@code Long} keys of a few
-     * records ahead and passes them to it. False unless a keyed operator's state store prefetches. Task thread; asked
-     * once per run of records.
+     * Whether {@link #prefetchKey} does anything now: the record loop then reads the {@code Long} keys in the next
+     * few slots and passes them to it. False unless a keyed operator's state store prefetches (the keyed process and
+     * reduce operators ask theirs). Task thread; asked once per run of records.
      *
      * @return whether to pass upcoming keys to {@link #prefetchKey}.
      */
@@ -114,7 +114,8 @@ public abstract class StreamOperator
 
     /**
      * A hint that a record of the first input with this {@code Long} key follows soon: {@link
-     * io.ringflow.state.backend.KeyedStateStore#prefetch}. Task thread.
+     * io.ringflow.state.backend.KeyedStateStore#prefetch}. Called only in a run of records for which
+     * {@link #prefetchesKeys()} returned true. Changes nothing and never throws. Task thread.
      *
      * @param key the upcoming record's key, as its producer sent it.
      * @return a value of no meaning that the caller folds into a field, so the JIT keeps the loads.

@@ -14,6 +14,7 @@ import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.LongCodec;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,6 +38,7 @@ class KeyPrefetchTest
     private static final int[] BURSTS = {1, 2, 3, 8, 16, 64};
 
     private final List<RingChannel> channels = new ArrayList<>();
+    private final List<RingChannel> outputs = new ArrayList<>();
 
     /** Logs hints and records, by key. */
     private static final class HintedOperator extends StreamOperator
@@ -75,10 +77,18 @@ class KeyPrefetchTest
             assertThat(record).isEqualTo(key);
             events.add(new long[] {PROCESS, key});
         }
+
+        @Override
+        public void processElement2(final Object record, final int keyGroup, final long key)
+        {
+            assertThat(record).isEqualTo(key);
+            events.add(new long[] {PROCESS_SECOND, key});
+        }
     }
 
     private static final long HINT = 0;
     private static final long PROCESS = 1;
+    private static final long PROCESS_SECOND = 2;
 
     @AfterEach
     void release()
@@ -135,6 +145,57 @@ class KeyPrefetchTest
         }
     }
 
+    @ParameterizedTest(name = "class copies {0}")
+    @ValueSource(booleans = {false, true})
+    void hintsGoInBurstsEachBeforeTheRecordsItNames(final boolean copies) throws Exception
+    {
+        // given: 40 records sent by key in one run, bursts of 16, on the shared record loop or a private copy of it
+        final RingChannel in = ring("in");
+        final HintedOperator head = new HintedOperator(true);
+        final InputTask task = task(in, head, 16, 256, 0, new ClassCopies(copies).copyOf(ChannelInput.class));
+        for (long key = 0; key < 40; key++)
+        {
+            writeByKey(in.writer(), key);
+        }
+        in.writer().flush();
+
+        // when
+        task.doWork();
+
+        // then: hints 0-15, records 0-15, hints 16-31, records 16-31, hints 32-39 (the run's end), records 32-39
+        final List<String> expected = new ArrayList<>();
+        for (int from = 0; from < 40; from += 16)
+        {
+            for (int key = from; key < Math.min(40, from + 16); key++)
+            {
+                expected.add("hint " + key);
+            }
+            for (int key = from; key < Math.min(40, from + 16); key++)
+            {
+                expected.add("process " + key);
+            }
+        }
+        assertThat(head.events.stream().map(event -> (event[0] == HINT ? "hint " : "process ") + event[1]).toList())
+            .containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void recordsOfASecondInputAreNeverHinted() throws Exception
+    {
+        final RingChannel in = ring("in");
+        final HintedOperator head = new HintedOperator(true);
+        final InputTask task = task(in, head, 16, 256, 1, ChannelInput.class);
+        for (long key = 0; key < 40; key++)
+        {
+            writeByKey(in.writer(), key);
+        }
+        in.writer().flush();
+
+        task.doWork();
+
+        assertThat(head.events).hasSize(40).allSatisfy(event -> assertThat(event[0]).isEqualTo(PROCESS_SECOND));
+    }
+
     /** What was written: records sent by key and records without one, each in order. */
     private record Input(List<Long> keyed, List<Long> unkeyed)
     {
@@ -143,16 +204,8 @@ class KeyPrefetchTest
     private Input run(final Random random, final StreamOperator head, final int burst) throws Exception
     {
         final RingChannel in = ring("in");
-        final RingChannel out = ring("out");
-        final CodecRegistry codecs = CodecRegistry.withBuiltIns();
-        head.setup(new OperatorRuntime("job", "hinted", "hinted", 0, 1, 128, null, new OperatorStateStore(codecs),
-            "test"), record -> { });
-        final int readBatch = 1 + random.nextInt(300);
-        final InputTask task = new InputTask(new JobAttempt("job", null, 1, new InMemoryCheckpointStorage()),
-            "hinted (1/1)", new StreamOperator[] {head}, new ChannelWriter[] {out.writer()},
-            Idler.create(IdleStrategyKind.BUSY_SPIN, null, 100_000), 100_000, -1,
-            new ChannelReader[] {in.reader()}, new int[] {0}, new Codec[] {LongCodec.INSTANCE}, readBatch, burst,
-            null, BarrierHandlerOptions.aligned(), List.of(ChannelInput.class));
+        final InputTask task = task(in, head, burst, 1 + random.nextInt(300), 0,
+            new ClassCopies(random.nextBoolean()).copyOf(ChannelInput.class));
 
         // given: distinct keys, so that a hint names exactly one record
         final Set<Long> used = new LinkedHashSet<>();
@@ -180,10 +233,7 @@ class KeyPrefetchTest
             }
             else if (used.add(value))
             {
-                final CodecBuffer slot = writer.claimRecord();
-                slot.putLong(0, value);
-                final int length = LongCodec.INSTANCE.encode(value, slot, SlotDescriptor.LONG_KEY_LENGTH);
-                writer.commitLongKeyedRecord(0, SlotDescriptor.LONG_KEY_LENGTH + length);
+                writeByKey(writer, value);
                 keyed.add(value);
             }
         }
@@ -194,10 +244,38 @@ class KeyPrefetchTest
         for (int cycle = 0; cycle < 10 * items && reader.available(1) > 0; cycle++)
         {
             task.doWork();
-            out.reader().advance(out.reader().available(RING));
+            drainOutputs();
         }
         assertThat(reader.available(1)).as("the input was read").isZero();
         return new Input(keyed, unkeyed);
+    }
+
+    private InputTask task(final RingChannel in, final StreamOperator head, final int burst, final int readBatch,
+        final int inputIndex, final Class<? extends InputChannel> recordLoop)
+    {
+        final RingChannel out = ring("out");
+        outputs.add(out);
+        final CodecRegistry codecs = CodecRegistry.withBuiltIns();
+        head.setup(new OperatorRuntime("job", "hinted", "hinted", 0, 1, 128, null, new OperatorStateStore(codecs),
+            "test"), record -> { });
+        return new InputTask(new JobAttempt("job", null, 1, new InMemoryCheckpointStorage()),
+            "hinted (1/1)", new StreamOperator[] {head}, new ChannelWriter[] {out.writer()},
+            Idler.create(IdleStrategyKind.BUSY_SPIN, null, 100_000), 100_000, -1,
+            new ChannelReader[] {in.reader()}, new int[] {inputIndex}, new Codec[] {LongCodec.INSTANCE}, readBatch,
+            burst, null, BarrierHandlerOptions.aligned(), List.of(recordLoop));
+    }
+
+    private static void writeByKey(final ChannelWriter writer, final long key)
+    {
+        final CodecBuffer slot = writer.claimRecord();
+        slot.putLong(0, key);
+        final int length = LongCodec.INSTANCE.encode(key, slot, SlotDescriptor.LONG_KEY_LENGTH);
+        writer.commitLongKeyedRecord(0, SlotDescriptor.LONG_KEY_LENGTH + length);
+    }
+
+    private void drainOutputs()
+    {
+        outputs.forEach(out -> out.reader().advance(out.reader().available(RING)));
     }
 
     private RingChannel ring(final String name)
