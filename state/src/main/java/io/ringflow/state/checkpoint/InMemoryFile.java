@@ -5,9 +5,10 @@ import java.util.Arrays;
 /**
  * A state file kept in memory, as the chunks it was written in: growing it copies nothing (a byte-array stream
  * doubles and copies as it grows, then copies again to finish: about three times the file in garbage per
- * checkpoint), and finishing copies at most its last chunk, to trim it. Chunks start at 4 KiB and double with the
- * file, up to 4 MiB, so a small file costs little more than its size and a large one at most one 4 MiB chunk of
- * slack while written. Read back whole only on restore ({@link #bytes}).
+ * checkpoint), and finishing copies at most its last chunk, to trim it. A new chunk is as large as the file so far
+ * (at least 4 KiB, at most 4 MiB), or as what is left of the write that needs it if that is more: a file written
+ * in one call (a small snapshot's single chunk) is one array of exactly its size, and a large one has at most one
+ * 4 MiB chunk of slack while written. Read back whole only on restore ({@link #bytes}).
  *
  * <p>Thread contract: written and finished by one thread; published to readers through a concurrent map after
  * {@link #finish}, and not written after.
@@ -32,7 +33,7 @@ final class InMemoryFile
         {
             if (chunkCount == 0 || lastUsed == chunks[chunkCount - 1].length)
             {
-                addChunk();
+                addChunk(left);
             }
             final byte[] last = chunks[chunkCount - 1];
             final int n = Math.min(left, last.length - lastUsed);
@@ -45,13 +46,14 @@ final class InMemoryFile
         }
     }
 
-    private void addChunk()
+    /** Adds an empty chunk for a write that has {@code needed} bytes left to place. */
+    private void addChunk(final int needed)
     {
         if (chunkCount == chunks.length)
         {
             chunks = Arrays.copyOf(chunks, 2 * chunkCount);
         }
-        chunks[chunkCount++] = new byte[(int)Math.max(FIRST_CHUNK, Math.min(LARGEST_CHUNK, length))];
+        chunks[chunkCount++] = new byte[(int)Math.max(FIRST_CHUNK, Math.min(LARGEST_CHUNK, Math.max(length, needed)))];
         lastUsed = 0;
     }
 

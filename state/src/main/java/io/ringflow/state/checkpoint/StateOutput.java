@@ -103,7 +103,8 @@ public abstract class StateOutput extends OutputStream
     }
 
     /**
-     * Writes bytes to the underlying file or buffer.
+     * Writes bytes to the underlying file or buffer. The bytes are copied or written before it returns: the caller
+     * may reuse {@code bytes} afterwards (the snapshot writer reuses its chunk for the next snapshot).
      *
      * @param bytes  the bytes.
      * @param offset where they start.

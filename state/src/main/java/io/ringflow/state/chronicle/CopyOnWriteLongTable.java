@@ -59,6 +59,15 @@ final class CopyOnWriteLongTable
     private static final long FIBONACCI = 0x9E3779B97F4A7C15L;
     /** Slots from which {@link #outgrowsNearCaches}: 65,536 slots, 1 MiB of entries. */
     private static final int NEAR_CACHE_SLOTS = 1 << 16;
+    /**
+     * Per thread, the buffers of the last {@link View#forEachChunk} that finished on it, for the next one of the same
+     * chunk size: a flusher reads every snapshot through one pair of buffers instead of allocating them per
+     * checkpoint. A read takes them (the thread-local is cleared) and gives them back when done, so two reads on one
+     * thread never share them.
+     */
+    private static final ThreadLocal<long[]> SPARE_CHUNK_ENTRIES = new ThreadLocal<>();
+    private static final ThreadLocal<long[]> SPARE_CHUNK_STAMPS = new ThreadLocal<>();
+
     /** The most keys a table holds: 2^27, in 2^28 slots (4 GiB of entries). */
     static final int MAX_KEYS = 1 << 27;
 
@@ -156,6 +165,18 @@ final class CopyOnWriteLongTable
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    /** @return this thread's spare buffer of {@code length} longs, taken from {@code spares}, or a new one. */
+    private static long[] spare(final ThreadLocal<long[]> spares, final int length)
+    {
+        final long[] spare = spares.get();
+        if (spare != null && spare.length == length)
+        {
+            spares.set(null);
+            return spare;
+        }
+        return new long[length];
     }
 
     /**
@@ -503,6 +524,9 @@ final class CopyOnWriteLongTable
     interface ChunkConsumer
     {
         /**
+         * Must not keep a reference to the arrays after it returns: they hold the next chunk then, and later another
+         * view's.
+         *
          * @param entries key at {@code 2i}, value at {@code 2i + 1}; a value of {@link #MISSING} marks slot {@code i}
          *                empty.
          * @param stamps  stamp of slot {@code i} ({@link #MISSING} when none), or null when the table had none.
@@ -608,8 +632,8 @@ final class CopyOnWriteLongTable
                 throw new IllegalStateException("the view was already read or released");
             }
             final int slots = entries.length / 2;
-            final long[] chunkEntries = new long[2 * chunkSlots];
-            final long[] chunkStamps = stamps == null ? null : new long[chunkSlots];
+            final long[] chunkEntries = spare(SPARE_CHUNK_ENTRIES, 2 * chunkSlots);
+            final long[] chunkStamps = stamps == null ? null : spare(SPARE_CHUNK_STAMPS, chunkSlots);
             final int chunks = slots / chunkSlots;
             for (int chunk = 0; chunk < chunks; chunk++)
             {
@@ -637,6 +661,13 @@ final class CopyOnWriteLongTable
             }
             done = true;
             copies = null;
+            // the consumer keeps no reference to the buffers (they were reused from chunk to chunk): the next read on
+            // this thread may have them
+            SPARE_CHUNK_ENTRIES.set(chunkEntries);
+            if (chunkStamps != null)
+            {
+                SPARE_CHUNK_STAMPS.set(chunkStamps);
+            }
         }
 
         /** Ends the view unread (or after reading); idempotent, any thread. */

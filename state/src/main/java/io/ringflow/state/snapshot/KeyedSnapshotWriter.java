@@ -21,13 +21,25 @@ public final class KeyedSnapshotWriter
     private static final int MAX_CHUNK = 64 * 1024;
     private static final int MIN_CHUNK = 4 * 1024;
 
+    /**
+     * Per thread, the chunk of the last writer that finished on it, taken by the next writer on the same thread that
+     * needs no larger one: a flusher, or a task writing its small snapshots itself, then assembles every snapshot in
+     * one array instead of allocating one per checkpoint. Safe because a destination copies what it is handed before
+     * {@code write} returns (the contract of {@code StateOutput.writeBytes}), and a finished writer no longer holds
+     * the array.
+     */
+    private static final ThreadLocal<byte[]> SPARE_CHUNK = new ThreadLocal<>();
+
     /** Where complete chunks go; not closed here. */
     private final OutputStream destination;
-    /** Bytes are assembled here and handed on a chunk at a time: no call per field. */
-    private final byte[] chunkBytes;
+    /** Bytes are assembled here and handed on a chunk at a time: no call per field. Null once finished. */
+    private byte[] chunkBytes;
     /** The format's own fields are big-endian (a {@link ByteBuffer}'s default order); the codecs' bytes are copied. */
-    private final ByteBuffer chunk;
-    /** {@code chunkBytes.length}: 64 KiB, less for a snapshot known to be smaller (less garbage per checkpoint). */
+    private ByteBuffer chunk;
+    /**
+     * {@code chunkBytes.length}: 64 KiB, less for a snapshot known to be smaller (less garbage per checkpoint), more
+     * when this thread's spare chunk is larger than needed.
+     */
     private final int chunkSize;
     private int position;
     /** Bytes handed to the destination so far. */
@@ -90,8 +102,18 @@ public final class KeyedSnapshotWriter
         final OutputStream destination, final int maxParallelism, final KeyGroupRange range,
         final List<StateMeta> states, final boolean delta, final long expectedEntryBytes) throws IOException
     {
-        this.chunkSize = (int)Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, expectedEntryBytes + MIN_CHUNK));
-        this.chunkBytes = new byte[chunkSize];
+        final int needed = (int)Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, expectedEntryBytes + MIN_CHUNK));
+        final byte[] spare = SPARE_CHUNK.get();
+        if (spare != null && spare.length >= needed)
+        {
+            SPARE_CHUNK.set(null);
+            this.chunkBytes = spare;
+        }
+        else
+        {
+            this.chunkBytes = new byte[needed];
+        }
+        this.chunkSize = chunkBytes.length;
         this.chunk = ByteBuffer.wrap(chunkBytes);
         this.destination = destination;
         this.statesCount = states.size();
@@ -125,6 +147,7 @@ public final class KeyedSnapshotWriter
      */
     public void startKeyGroup(final int keyGroup, final int entries) throws IOException
     {
+        checkNotFinished();
         if (remainingInGroup != 0)
         {
             throw new IllegalStateException("key group " + lastGroup + " still expects " + remainingInGroup +
@@ -263,6 +286,7 @@ public final class KeyedSnapshotWriter
      */
     public void finish() throws IOException
     {
+        checkNotFinished();
         if (remainingInGroup != 0)
         {
             throw new IllegalStateException("key group " + lastGroup + " still expects " + remainingInGroup +
@@ -279,6 +303,23 @@ public final class KeyedSnapshotWriter
         putInt(KeyedSnapshotFormat.END_MAGIC);
         flushChunk();
         destination.flush();
+        // the chunk goes to the next writer on this thread (the larger of two spares is kept); any later use of this
+        // writer fails on the null instead of writing into another snapshot's chunk
+        final byte[] spare = SPARE_CHUNK.get();
+        if (spare == null || spare.length < chunkBytes.length)
+        {
+            SPARE_CHUNK.set(chunkBytes);
+        }
+        chunkBytes = null;
+        chunk = null;
+    }
+
+    private void checkNotFinished()
+    {
+        if (chunkBytes == null)
+        {
+            throw new IllegalStateException("the snapshot is finished");
+        }
     }
 
     private void writeBytes(final CodecBuffer buffer, final int offset, final int length) throws IOException

@@ -47,4 +47,19 @@ class InMemoryFileTest
         }
         assertThatThrownBy(() -> file.corrupt(expected.length)).isInstanceOf(IndexOutOfBoundsException.class);
     }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {1, 4_096, 34_567, 4 * 1024 * 1024})
+    void aFileWrittenInOneCallIsOneArrayOfExactlyItsSize(final int size)
+    {
+        final byte[] bytes = new byte[size];
+        new Random(size).nextBytes(bytes);
+        final InMemoryFile file = new InMemoryFile();
+        file.write(bytes, 0, size);
+        file.finish();
+
+        // one chunk is returned itself, not joined into a new array: the same array twice
+        final byte[] read = file.bytes();
+        assertThat(read).isEqualTo(bytes).isSameAs(file.bytes());
+    }
 }

@@ -131,6 +131,43 @@ class CopyOnWriteLongTableTest
     }
 
     @Test
+    void viewsReadOneInsideAnotherOnOneThreadEachReadTheirOwnTable()
+    {
+        // reads on one thread pass their chunk buffers on: a read inside another's consumer must not get the outer's
+        final CopyOnWriteLongTable outer = new CopyOnWriteLongTable(10_000);
+        final CopyOnWriteLongTable inner = new CopyOnWriteLongTable(10_000);
+        for (long key = 0; key < 5_000; key++)
+        {
+            outer.put(key, key, MISSING);
+            inner.put(key, -key, MISSING);
+        }
+        final Map<Long, Long> outerAtBarrier = contents(outer);
+        final Map<Long, Long> innerAtBarrier = contents(inner);
+        for (int round = 0; round < 3; round++)
+        {
+            final CopyOnWriteLongTable.View outerView = outer.snapshot();
+            final Map<Long, Long> read = new HashMap<>();
+            final Map<Long, Long> innerRead = new HashMap<>();
+            outerView.forEachChunk((entries, stamps, slots) ->
+            {
+                if (innerRead.isEmpty())
+                {
+                    innerRead.putAll(frozenContents(inner.snapshot().materialize()));
+                }
+                for (int slot = 0; slot < slots; slot++)
+                {
+                    if (entries[2 * slot + 1] != MISSING)
+                    {
+                        read.put(entries[2 * slot], entries[2 * slot + 1]);
+                    }
+                }
+            });
+            assertThat(read).as("round %d", round).isEqualTo(outerAtBarrier);
+            assertThat(innerRead).as("round %d", round).isEqualTo(innerAtBarrier);
+        }
+    }
+
+    @Test
     void aReleasedViewStopsTheCopies()
     {
         final CopyOnWriteLongTable table = new CopyOnWriteLongTable(10_000);

@@ -159,6 +159,42 @@ class KeyedSnapshotFormatTest
     }
 
     @Test
+    void snapshotsWrittenOneAfterAnotherOnOneThreadEachHoldExactlyTheirOwnEntries() throws IOException
+    {
+        // writers on one thread pass their chunk on: large and small snapshots, in a seeded order, must not see a
+        // previous snapshot's bytes
+        final java.util.Random random = new java.util.Random(7);
+        for (int round = 0; round < 30; round++)
+        {
+            final int count = random.nextBoolean() ? random.nextInt(20) : random.nextInt(6_000);
+            final Entry[] entries = new Entry[count];
+            final Map<String, Long> expected = new java.util.TreeMap<>();
+            for (int i = 0; i < count; i++)
+            {
+                final int group = (int)((long)i * 128 / Math.max(1, count));
+                final long value = random.nextLong();
+                entries[i] = new Entry(group, 0, i, null, value);
+                expected.put("counts/" + group + "/" + i + "/-1", value);
+            }
+            assertThat(contents(snapshot(false, ALL, List.of(COUNTS), entries))).as("round %d", round)
+                .isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aFinishedWriterRefusesToWriteMore() throws IOException
+    {
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(new ByteArrayOutputStream(), 128, ALL,
+            List.of(COUNTS));
+        writer.finish();
+
+        assertThatThrownBy(() -> writer.startKeyGroup(0, 1)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("finished");
+        assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("finished");
+    }
+
+    @Test
     void aChainMergesInOrderWithTombstonesRemovingAKeyAndAllItsUserKeys() throws IOException
     {
         final byte[] full = snapshot(false, ALL, List.of(COUNTS, TAGS),
