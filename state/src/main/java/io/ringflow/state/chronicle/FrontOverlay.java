@@ -213,8 +213,10 @@ final class FrontOverlay
         // view, chunk by chunk, only gathers them in slot order (the task copies a chunk it changes before the pass
         // reaches it, so the pass does as little as it can); no copy of the table
         final int held = longLongView.size();
-        final long[] gatheredKeys = new long[held];
-        final long[] gatheredValues = new long[held];
+        // the thread's run arrays of an earlier snapshot when they are large enough; the run gives them back once
+        // written (KeyGroupBuckets.writeTo), so only the first [0, size) of each is meaningful
+        final long[] gatheredKeys = RunArrays.takeLongs(held);
+        final long[] gatheredValues = RunArrays.takeLongs(held);
         final int[] gathered = new int[1];
         longLongView.forEachChunk((entries, stamps, slots) ->
         {
@@ -232,7 +234,7 @@ final class FrontOverlay
         });
         final int size = gathered[0];
         // each key's group computed once (a hash), kept as its offset in the range (at most 2^15 key groups)
-        final char[] groups = new char[size];
+        final char[] groups = RunArrays.takeChars(size);
         for (int i = 0; i < size; i++)
         {
             final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(gatheredKeys[i]), maxParallelism);
@@ -249,19 +251,18 @@ final class FrontOverlay
         {
             groupStarts[i] += groupStarts[i - 1];
         }
-        final long[] keys = size == held ? gatheredKeys : java.util.Arrays.copyOf(gatheredKeys, size);
-        final long[] values = size == held ? gatheredValues : java.util.Arrays.copyOf(gatheredValues, size);
-        sortByKeyGroup(keys, values, groups, groupStarts);
-        return new KeyGroupBuckets.LongRun(stateIndex, keys, values, groupStarts);
+        sortByKeyGroup(gatheredKeys, gatheredValues, groups, groupStarts);
+        RunArrays.giveChars(groups);
+        return new KeyGroupBuckets.LongRun(stateIndex, gatheredKeys, gatheredValues, groupStarts);
     }
 
     /**
      * Orders parallel arrays of keys, values and key groups by key group, in place (an American flag sort: each
      * misplaced entry is swapped into the next free position of its group until its group's region is full).
      *
-     * @param keys        the keys.
-     * @param values      their values.
-     * @param groups      their key groups, as offsets from the range's first.
+     * @param keys        the keys; only the first {@code groupStarts[groupStarts.length - 1]} are entries.
+     * @param values      their values, as many.
+     * @param groups      their key groups, as offsets from the range's first, as many.
      * @param groupStarts where each key group's entries start (the last element: the count).
      */
     private static void sortByKeyGroup(final long[] keys, final long[] values, final char[] groups,

@@ -43,15 +43,23 @@ final class KeyGroupBuckets
      * {@link KeyedSnapshotWriter#longEntry}, never encoded into a bucket.
      *
      * @param stateIndex  the state's index in the snapshot.
-     * @param keys        the keys.
+     * @param keys        the keys; the arrays may be longer than the run ({@link RunArrays}): only the first
+     *                    {@link #size()} are its entries.
      * @param values      their values.
-     * @param groupStarts per key group of the range, where its entries start; one more element than the range.
+     * @param groupStarts per key group of the range, where its entries start; one more element than the range, the
+     *                    last one the run's size.
      */
     record LongRun(int stateIndex, long[] keys, long[] values, int[] groupStarts)
     {
         int count(final int slot)
         {
             return groupStarts[slot + 1] - groupStarts[slot];
+        }
+
+        /** @return the run's entries. */
+        int size()
+        {
+            return groupStarts[groupStarts.length - 1];
         }
     }
 
@@ -181,13 +189,14 @@ final class KeyGroupBuckets
         }
         for (final LongRun run : runs)
         {
-            bytes += (long)run.keys().length * KeyedSnapshotWriter.LONG_ENTRY_BYTES;
+            bytes += (long)run.size() * KeyedSnapshotWriter.LONG_ENTRY_BYTES;
         }
         return bytes;
     }
 
     /**
-     * Writes every entry, key group by key group, and frees each bucket once written.
+     * Writes every entry, key group by key group, and frees each bucket once written; once all are written, gives
+     * the runs' arrays back to this thread's {@link RunArrays} and forgets the runs.
      *
      * @param writer the snapshot's writer, header written.
      * @throws IOException when writing fails.
@@ -244,5 +253,12 @@ final class KeyGroupBuckets
             }
             buckets[slot] = null;
         }
+        // every run is written: its arrays go back to this thread's pool for the next snapshot (RunArrays)
+        for (final LongRun run : runs)
+        {
+            RunArrays.giveLongs(run.keys());
+            RunArrays.giveLongs(run.values());
+        }
+        runs = new LongRun[0];
     }
 }

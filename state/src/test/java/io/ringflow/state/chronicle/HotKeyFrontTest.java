@@ -143,6 +143,41 @@ class HotKeyFrontTest
     }
 
     @Test
+    void snapshotsOfSeveralCounterStatesWrittenInTurnOnOneThreadEachHoldTheirOwnEntries()
+    {
+        // the sorted runs' arrays pass from one snapshot written on this thread to the next (RunArrays): stores of
+        // two counter states each, of different and changing sizes, snapshotted in turn, must each read back exactly
+        final Random random = new Random(11);
+        final List<ChronicleKeyedStateStore> both = List.of(open(100_000), open(100_000));
+        final List<List<ValueState<Long>>> states = new ArrayList<>();
+        final List<Map<String, Map<Object, Object>>> models = new ArrayList<>();
+        for (final ChronicleKeyedStateStore store : both)
+        {
+            states.add(List.of(store.getValueState(new ValueStateDescriptor<>("a", Long.class)),
+                store.getValueState(new ValueStateDescriptor<>("b", Long.class))));
+            models.add(Map.of("a", new HashMap<>(), "b", new HashMap<>()));
+        }
+        for (int round = 0; round < 12; round++)
+        {
+            for (int s = 0; s < both.size(); s++)
+            {
+                final int updates = random.nextInt(round % 3 == 0 ? 20_000 : 300);
+                for (int i = 0; i < updates; i++)
+                {
+                    final int which = random.nextInt(2);
+                    set(both.get(s), states.get(s).get(which), models.get(s).get(which == 0 ? "a" : "b"),
+                        random.nextInt(40_000), random.nextLong() >>> 1);
+                }
+            }
+            for (int s = 0; s < both.size(); s++)
+            {
+                assertThat(decode(SnapshotContents.take(both.get(s), round + 1))).as("store %d, round %d", s, round)
+                    .isEqualTo(SnapshotContents.expected(models.get(s)));
+            }
+        }
+    }
+
+    @Test
     void aFrontOfOtherValuesThanLongsIsNeverHintedHoweverLarge()
     {
         final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults()

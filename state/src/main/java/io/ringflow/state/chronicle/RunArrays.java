@@ -1,0 +1,112 @@
+package io.ringflow.state.chronicle;
+
+/**
+ * Per thread, the arrays of sorted runs ({@link KeyGroupBuckets.LongRun}) that finished snapshot writes gave back,
+ * for the next snapshot written on the same thread: a flusher gathers every checkpoint's counters into the same few
+ * arrays instead of allocating two arrays of the state's size per checkpoint.
+ *
+ * <p>Ownership: a taken array belongs to the run it is put in until the write of that run gives it back
+ * ({@link KeyGroupBuckets#writeTo}); it is never in the pool and in a run at once, so two runs, on one thread or two,
+ * never share an array. A run that is never written (its snapshot failed or was released unread) keeps its arrays,
+ * which are then collected as before.
+ *
+ * <p>Bound: at most {@link #MAX_LONG_ARRAYS} arrays of {@code long}s and one of {@code char}s are kept per thread,
+ * the largest given back, so a flusher keeps about the arrays of its largest snapshot's state (two of 8 MB and one
+ * of 2 MB for a million counters) for as long as it lives.
+ *
+ * <p>Thread contract: every method acts on the calling thread's pool only.
+ */
+final class RunArrays
+{
+    /** Two runs' keys and values: a snapshot of two counter states reuses all of its arrays. */
+    static final int MAX_LONG_ARRAYS = 4;
+
+    private static final ThreadLocal<RunArrays> POOLS = ThreadLocal.withInitial(RunArrays::new);
+
+    private final long[][] longs = new long[MAX_LONG_ARRAYS][];
+    private char[] chars;
+
+    private RunArrays()
+    {
+    }
+
+    /**
+     * @param length the least length needed.
+     * @return this thread's smallest kept array of at least {@code length} longs, taken out of the pool, or a new
+     *     one of exactly {@code length}; its contents are undefined.
+     */
+    static long[] takeLongs(final int length)
+    {
+        final long[][] longs = POOLS.get().longs;
+        int best = -1;
+        for (int i = 0; i < longs.length; i++)
+        {
+            if (longs[i] != null && longs[i].length >= length && (best < 0 || longs[i].length < longs[best].length))
+            {
+                best = i;
+            }
+        }
+        if (best < 0)
+        {
+            return new long[length];
+        }
+        final long[] taken = longs[best];
+        longs[best] = null;
+        return taken;
+    }
+
+    /**
+     * Gives an array back once nothing refers to it any more: kept in a free place, or in place of the smallest kept
+     * array if it is larger, else dropped.
+     *
+     * @param array an array taken with {@link #takeLongs} (or any the caller owns and no longer uses).
+     */
+    static void giveLongs(final long[] array)
+    {
+        final long[][] longs = POOLS.get().longs;
+        int smallest = 0;
+        for (int i = 0; i < longs.length; i++)
+        {
+            if (longs[i] == null)
+            {
+                longs[i] = array;
+                return;
+            }
+            if (longs[i].length < longs[smallest].length)
+            {
+                smallest = i;
+            }
+        }
+        if (array.length > longs[smallest].length)
+        {
+            longs[smallest] = array;
+        }
+    }
+
+    /**
+     * @param length the least length needed.
+     * @return this thread's kept array of chars if it is long enough, taken out of the pool, or a new one; its
+     *     contents are undefined.
+     */
+    static char[] takeChars(final int length)
+    {
+        final RunArrays pool = POOLS.get();
+        final char[] kept = pool.chars;
+        if (kept != null && kept.length >= length)
+        {
+            pool.chars = null;
+            return kept;
+        }
+        return new char[length];
+    }
+
+    /** @param array an array of chars no longer used: kept if it is larger than the one kept. */
+    static void giveChars(final char[] array)
+    {
+        final RunArrays pool = POOLS.get();
+        if (pool.chars == null || pool.chars.length < array.length)
+        {
+            pool.chars = array;
+        }
+    }
+}

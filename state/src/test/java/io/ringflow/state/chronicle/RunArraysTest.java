@@ -1,0 +1,111 @@
+package io.ringflow.state.chronicle;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The per-thread pool of run arrays: an array is handed out at most once until given back, the smallest that fits
+ * is chosen, the pool keeps a bounded number, and threads do not share it. Each test runs on a thread of its own,
+ * whose pool starts empty (other tests' snapshots fill the pool of the thread they run on).
+ */
+class RunArraysTest
+{
+    private static void onFreshThread(final Runnable body) throws Exception
+    {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Thread thread = new Thread(() ->
+        {
+            try
+            {
+                body.run();
+                done.complete(null);
+            }
+            catch (final Throwable ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "run-arrays-test");
+        thread.start();
+        try
+        {
+            done.get();
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            if (ex.getCause() instanceof AssertionError assertion)
+            {
+                throw assertion;
+            }
+            throw ex;
+        }
+    }
+
+    @Test
+    void anArrayIsHandedOutOnceUntilGivenBackAndTheSmallestThatFitsIsChosen() throws Exception
+    {
+        onFreshThread(() ->
+        {
+            final long[] small = RunArrays.takeLongs(100);
+            final long[] large = RunArrays.takeLongs(1_000);
+            assertThat(small).hasSize(100);
+            assertThat(large).hasSize(1_000);
+            RunArrays.giveLongs(large);
+            RunArrays.giveLongs(small);
+
+            assertThat(RunArrays.takeLongs(50)).isSameAs(small);
+            assertThat(RunArrays.takeLongs(50)).as("the small one is out: the large one fits").isSameAs(large);
+            assertThat(RunArrays.takeLongs(50)).as("nothing kept is free").isNotSameAs(small).isNotSameAs(large);
+            assertThat(RunArrays.takeLongs(2_000)).hasSize(2_000);
+        });
+    }
+
+    @Test
+    void thePoolKeepsAtMostItsBoundPreferringLargerArrays() throws Exception
+    {
+        onFreshThread(() ->
+        {
+            final Set<long[]> given = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (int i = 1; i <= RunArrays.MAX_LONG_ARRAYS + 3; i++)
+            {
+                final long[] array = new long[i * 10];
+                given.add(array);
+                RunArrays.giveLongs(array);
+            }
+            final Set<long[]> taken = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (int i = 0; i < RunArrays.MAX_LONG_ARRAYS + 3; i++)
+            {
+                final long[] array = RunArrays.takeLongs(1);
+                assertThat(taken.add(array)).as("handed out twice").isTrue();
+            }
+            taken.retainAll(given);
+            assertThat(taken).hasSize(RunArrays.MAX_LONG_ARRAYS)
+                .allSatisfy(array -> assertThat(array.length).isGreaterThan(30));
+        });
+    }
+
+    @Test
+    void charsAreKeptOneAtATimeAndThreadsHaveTheirOwnPools() throws Exception
+    {
+        onFreshThread(() ->
+        {
+            final char[] chars = RunArrays.takeChars(64);
+            RunArrays.giveChars(chars);
+            final long[] longs = new long[64];
+            RunArrays.giveLongs(longs);
+
+            final Object[] elsewhere = CompletableFuture.supplyAsync(() ->
+                new Object[] {RunArrays.takeChars(10), RunArrays.takeLongs(10)}).join();
+            assertThat(elsewhere[0]).isNotSameAs(chars);
+            assertThat(elsewhere[1]).isNotSameAs(longs);
+
+            assertThat(RunArrays.takeChars(10)).isSameAs(chars);
+            assertThat(RunArrays.takeChars(10)).isNotSameAs(chars);
+        });
+    }
+}
