@@ -9,7 +9,8 @@ import java.util.zip.CRC32C;
  * passes through it; {@link #closeAndGetHandle()} makes the bytes durable (for durable storage) and returns the
  * handle the checkpoint's metadata will point to.
  *
- * <p>Thread contract: used by one thread at a time, usually a snapshot flusher, never a task thread.
+ * <p>Thread contract: used by one thread at a time: usually a snapshot flusher; a task thread for a small snapshot
+ * to in-memory storage, which it writes itself.
  */
 public abstract class StateOutput extends OutputStream
 {

@@ -2,17 +2,21 @@ package io.ringflow.state.chronicle;
 
 /**
  * Per thread, the arrays of sorted runs ({@link KeyGroupBuckets.LongRun}) that finished snapshot writes gave back,
- * for the next snapshot written on the same thread: a flusher gathers every checkpoint's counters into the same few
- * arrays instead of allocating two arrays of the state's size per checkpoint.
+ * for the next snapshot written on the same thread (the flusher, or a task thread that writes its small snapshots
+ * itself): it gathers every checkpoint's counters into the same few arrays instead of allocating two arrays of the
+ * state's size per checkpoint.
  *
  * <p>Ownership: a taken array belongs to the run it is put in until the write of that run gives it back
  * ({@link KeyGroupBuckets#writeTo}); it is never in the pool and in a run at once, so two runs, on one thread or two,
- * never share an array. A run that is never written (its snapshot failed or was released unread) keeps its arrays,
- * which are then collected as before.
+ * never share an array. Runs are built and written inside one snapshot write, on its thread; if that write fails
+ * part way, its runs keep their arrays, which are then collected as before.
  *
  * <p>Bound: at most {@link #MAX_LONG_ARRAYS} arrays of {@code long}s and one of {@code char}s are kept per thread,
- * the largest given back, so a flusher keeps about the arrays of its largest snapshot's state (two of 8 MB and one
- * of 2 MB for a million counters) for as long as it lives.
+ * the largest given back. A new array has an eighth more room than asked for, so a growing state reuses its arrays
+ * for a while, and a take that finds none large enough drops the kept ones that are too small. A thread therefore
+ * keeps about two arrays per counter state of its largest snapshot, at most an eighth larger than that state (about
+ * 9 MB each and one of 2 MB for a million counters), for as long as it lives: a task thread or a flusher, the
+ * attempt's life.
  *
  * <p>Thread contract: every method acts on the calling thread's pool only.
  */
@@ -32,8 +36,9 @@ final class RunArrays
 
     /**
      * @param length the least length needed.
-     * @return this thread's smallest kept array of at least {@code length} longs, taken out of the pool, or a new
-     *     one of exactly {@code length}; its contents are undefined.
+     * @return this thread's smallest kept array of at least {@code length} longs, taken out of the pool, or else a
+     *     new one with an eighth more room (the kept ones too small for {@code length} are dropped then); its
+     *     contents are undefined.
      */
     static long[] takeLongs(final int length)
     {
@@ -48,7 +53,14 @@ final class RunArrays
         }
         if (best < 0)
         {
-            return new long[length];
+            for (int i = 0; i < longs.length; i++)
+            {
+                if (longs[i] != null && longs[i].length < length)
+                {
+                    longs[i] = null;
+                }
+            }
+            return new long[(int)Math.min(Integer.MAX_VALUE - 8, length + (long)(length >>> 3))];
         }
         final long[] taken = longs[best];
         longs[best] = null;

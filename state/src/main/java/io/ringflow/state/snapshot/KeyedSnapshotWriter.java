@@ -56,7 +56,7 @@ public final class KeyedSnapshotWriter
     /**
      * Writes the header of a full snapshot.
      *
-     * @param destination    where the snapshot goes; not closed here.
+     * @param destination    where the snapshot goes; not closed here; copies what it is handed before returning.
      * @param maxParallelism the job's number of key groups.
      * @param range          the key groups the writing subtask owns.
      * @param states         the states, in the order their entries refer to them.
@@ -72,7 +72,7 @@ public final class KeyedSnapshotWriter
     /**
      * Writes the header of a full snapshot or of a delta ({@link KeyedSnapshotFormat#TYPE_DELTA}).
      *
-     * @param destination    where the snapshot goes; not closed here.
+     * @param destination    where the snapshot goes; not closed here; copies what it is handed before returning.
      * @param maxParallelism the job's number of key groups.
      * @param range          the key groups the writing subtask owns.
      * @param states         the states, in the order their entries refer to them.
@@ -87,10 +87,13 @@ public final class KeyedSnapshotWriter
     }
 
     /**
-     * Writes the header of a full snapshot or of a delta, assembling at most {@code expectedEntryBytes} plus a few
-     * KiB (and at most 64 KiB) before each hand-off to the destination: a small snapshot allocates a small chunk.
+     * Writes the header of a full snapshot or of a delta, assembling about {@code expectedEntryBytes} plus a few KiB
+     * (at least 4 KiB, at most 64 KiB) before each hand-off to the destination: a small snapshot needs only a small
+     * chunk. The chunk is this thread's spare when it is at least that large (then the spare's size is used), else a
+     * new one.
      *
-     * @param destination        where the snapshot goes; not closed here.
+     * @param destination        where the snapshot goes; not closed here. It must copy what {@code write} hands it
+     *                           before returning: the chunk goes on to the next writer on this thread.
      * @param maxParallelism     the job's number of key groups.
      * @param range              the key groups the writing subtask owns.
      * @param states             the states, in the order their entries refer to them.

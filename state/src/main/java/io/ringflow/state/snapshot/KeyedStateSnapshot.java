@@ -16,7 +16,9 @@ public interface KeyedStateSnapshot
     /**
      * Writes the snapshot.
      *
-     * @param out where to write; not closed here.
+     * @param out where to write; not closed here. It must copy what {@code write} hands it before returning (any
+     *            stream of the JDK does): the arrays it is handed are reused for the next snapshot written on this
+     *            thread.
      * @throws IOException when writing fails.
      */
     void writeTo(OutputStream out) throws IOException;

@@ -143,20 +143,45 @@ class HotKeyFrontTest
     }
 
     @Test
-    void snapshotsOfSeveralCounterStatesWrittenInTurnOnOneThreadEachHoldTheirOwnEntries()
+    void snapshotsOfSeveralCounterStatesWrittenInTurnOnOneThreadEachHoldTheirOwnEntries() throws Exception
     {
-        // the sorted runs' arrays pass from one snapshot written on this thread to the next (RunArrays): stores of
-        // two counter states each, of different and changing sizes, snapshotted in turn, must each read back exactly
+        // the sorted runs' arrays pass from one snapshot written on a thread to the next (RunArrays): stores of two
+        // counter states each, of changing sizes, snapshotted in turn, full snapshots and deltas (a delta's run is
+        // shorter than arrays a full snapshot left, whose tail still holds its entries), must each read back exactly;
+        // on a fresh thread, whose pool starts empty
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Thread thread = new Thread(() ->
+        {
+            try
+            {
+                writeCounterSnapshotsInTurn();
+                done.complete(null);
+            }
+            catch (final Throwable ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "snapshots-in-turn");
+        thread.start();
+        done.get();
+    }
+
+    private void writeCounterSnapshotsInTurn()
+    {
         final Random random = new Random(11);
         final List<ChronicleKeyedStateStore> both = List.of(open(100_000), open(100_000));
         final List<List<ValueState<Long>>> states = new ArrayList<>();
         final List<Map<String, Map<Object, Object>>> models = new ArrayList<>();
         for (final ChronicleKeyedStateStore store : both)
         {
+            store.trackChanges();
             states.add(List.of(store.getValueState(new ValueStateDescriptor<>("a", Long.class)),
                 store.getValueState(new ValueStateDescriptor<>("b", Long.class))));
             models.add(Map.of("a", new HashMap<>(), "b", new HashMap<>()));
         }
+        int deltas = 0;
+        final byte[][] lastFull = new byte[both.size()][];
+        final long[] lastFullId = new long[both.size()];
         for (int round = 0; round < 12; round++)
         {
             for (int s = 0; s < both.size(); s++)
@@ -169,12 +194,27 @@ class HotKeyFrontTest
                         random.nextInt(40_000), random.nextLong() >>> 1);
                 }
             }
+            final long id = round + 1;
             for (int s = 0; s < both.size(); s++)
             {
-                assertThat(decode(SnapshotContents.take(both.get(s), round + 1))).as("store %d, round %d", s, round)
-                    .isEqualTo(SnapshotContents.expected(models.get(s)));
+                final ChronicleKeyedStateStore store = both.get(s);
+                final Map<String, Map<Object, Object>> expected = SnapshotContents.expected(models.get(s));
+                if (lastFull[s] == null || random.nextBoolean() || !store.canSnapshotIncrementally(lastFullId[s]))
+                {
+                    lastFull[s] = SnapshotContents.take(store, id);
+                    lastFullId[s] = id;
+                    assertThat(decode(lastFull[s])).as("store %d, round %d, full", s, round).isEqualTo(expected);
+                }
+                else
+                {
+                    deltas++;
+                    final byte[] delta = SnapshotContents.write(store.incrementalSnapshot(id, lastFullId[s]));
+                    assertThat(merge(lastFull[s], delta)).as("store %d, round %d, delta", s, round)
+                        .isEqualTo(expected);
+                }
             }
         }
+        assertThat(deltas).as("deltas written").isGreaterThan(3);
     }
 
     @Test

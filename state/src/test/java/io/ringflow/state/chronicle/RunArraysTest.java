@@ -53,15 +53,15 @@ class RunArraysTest
         {
             final long[] small = RunArrays.takeLongs(100);
             final long[] large = RunArrays.takeLongs(1_000);
-            assertThat(small).hasSize(100);
-            assertThat(large).hasSize(1_000);
+            assertThat(small).as("an eighth more room").hasSize(112);
+            assertThat(large).hasSize(1_125);
             RunArrays.giveLongs(large);
             RunArrays.giveLongs(small);
 
             assertThat(RunArrays.takeLongs(50)).isSameAs(small);
             assertThat(RunArrays.takeLongs(50)).as("the small one is out: the large one fits").isSameAs(large);
             assertThat(RunArrays.takeLongs(50)).as("nothing kept is free").isNotSameAs(small).isNotSameAs(large);
-            assertThat(RunArrays.takeLongs(2_000)).hasSize(2_000);
+            assertThat(RunArrays.takeLongs(2_000)).hasSize(2_250);
         });
     }
 
@@ -86,6 +86,26 @@ class RunArraysTest
             taken.retainAll(given);
             assertThat(taken).hasSize(RunArrays.MAX_LONG_ARRAYS)
                 .allSatisfy(array -> assertThat(array.length).isGreaterThan(30));
+        });
+    }
+
+    @Test
+    void aTakeThatFindsNoneLargeEnoughDropsTheKeptOnesTooSmall() throws Exception
+    {
+        onFreshThread(() ->
+        {
+            final long[] tiny = new long[10];
+            final long[] small = new long[20];
+            final long[] large = new long[1_000];
+            RunArrays.giveLongs(tiny);
+            RunArrays.giveLongs(small);
+            RunArrays.giveLongs(large);
+
+            // a state grown past every kept array: the ones too small for it are dropped, the large one stays
+            assertThat(RunArrays.takeLongs(500)).isSameAs(large);
+            final long[] grown = RunArrays.takeLongs(2_000);
+            assertThat(grown).hasSize(2_250);
+            assertThat(RunArrays.takeLongs(5)).isNotSameAs(tiny).isNotSameAs(small);
         });
     }
 

@@ -181,6 +181,90 @@ class KeyedSnapshotFormatTest
         }
     }
 
+    /** Records which arrays it was handed, by identity. */
+    private static final class RecordingStream extends ByteArrayOutputStream
+    {
+        final List<byte[]> handed = new ArrayList<>();
+
+        @Override
+        public synchronized void write(final byte[] bytes, final int offset, final int length)
+        {
+            if (handed.stream().noneMatch(array -> array == bytes))
+            {
+                handed.add(bytes);
+            }
+            super.write(bytes, offset, length);
+        }
+    }
+
+    @Test
+    void aFinishedWritersChunkGoesToTheNextWriterOnItsThreadAndTwoLiveWritersNeverShareOne() throws Exception
+    {
+        // on a fresh thread, whose spare starts empty
+        java.util.concurrent.CompletableFuture.runAsync(() ->
+        {
+            try
+            {
+                final RecordingStream first = new RecordingStream();
+                writeCounts(new KeyedSnapshotWriter(first, 128, ALL, List.of(COUNTS), false, 1_000), 0, 20);
+                final RecordingStream second = new RecordingStream();
+                writeCounts(new KeyedSnapshotWriter(second, 128, ALL, List.of(COUNTS), false, 1_000), 100, 20);
+                assertThat(second.handed).as("the first writer's chunk is reused").hasSize(1)
+                    .first().isSameAs(first.handed.get(0));
+                assertThat(contents(second.toByteArray())).hasSize(20).containsKey("counts/0/100/-1");
+
+                // two writers alive at once: the second gets a chunk of its own; entries interleaved
+                final RecordingStream left = new RecordingStream();
+                final RecordingStream right = new RecordingStream();
+                final KeyedSnapshotWriter a = new KeyedSnapshotWriter(left, 128, ALL, List.of(COUNTS), false, 1_000);
+                final KeyedSnapshotWriter b = new KeyedSnapshotWriter(right, 128, ALL, List.of(COUNTS), false, 1_000);
+                for (int group = 0; group < 10; group++)
+                {
+                    a.startKeyGroup(group, 1);
+                    b.startKeyGroup(group, 1);
+                    a.longEntry(0, group, group);
+                    b.longEntry(0, 1_000 + group, -group);
+                }
+                a.finish();
+                b.finish();
+                assertThat(left.handed).doesNotContainAnyElementsOf(right.handed);
+                final Map<String, Long> leftContents = contents(left.toByteArray());
+                final Map<String, Long> rightContents = contents(right.toByteArray());
+                assertThat(leftContents).hasSize(10).containsEntry("counts/3/3/-1", 3L);
+                assertThat(rightContents).hasSize(10).containsEntry("counts/3/1003/-1", -3L);
+
+                // a writer that needs more than the spare holds gets a new, larger chunk
+                final RecordingStream large = new RecordingStream();
+                writeCounts(new KeyedSnapshotWriter(large, 128, ALL, List.of(COUNTS), false, 1_000_000), 0, 5_000);
+                assertThat(large.handed).doesNotContainAnyElementsOf(left.handed).doesNotContainAnyElementsOf(
+                    right.handed);
+                assertThat(contents(large.toByteArray())).hasSize(5_000);
+            }
+            catch (final IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        }, runnable -> new Thread(runnable, "writers").start()).get();
+    }
+
+    /** Writes {@code count} counts with keys from {@code firstKey}, one key group each up to 128, and finishes. */
+    private static void writeCounts(final KeyedSnapshotWriter writer, final long firstKey, final int count)
+        throws IOException
+    {
+        final int groups = Math.min(128, count);
+        for (int group = 0; group < groups; group++)
+        {
+            final int inGroup = count / groups + (group < count % groups ? 1 : 0);
+            writer.startKeyGroup(group, inGroup);
+            for (int i = 0; i < inGroup; i++)
+            {
+                final long key = firstKey + (long)i * groups + group;
+                writer.longEntry(0, key, key * 7);
+            }
+        }
+        writer.finish();
+    }
+
     @Test
     void aFinishedWriterRefusesToWriteMore() throws IOException
     {
