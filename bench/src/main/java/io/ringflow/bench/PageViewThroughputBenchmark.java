@@ -155,7 +155,7 @@ public class PageViewThroughputBenchmark
     @Param({"CHECKING"})
     public String sink;
 
-    /** Records per burst of key hints to the count's state ({@code JobConfig.keyPrefetch}); 0 turns them off. */
+    /** Ring slots per burst of key hints to the count's state ({@code JobConfig.keyPrefetch}); 0 turns them off. */
     @Param({"" + JobConfig.DEFAULT_KEY_PREFETCH})
     public int keyPrefetch;
 

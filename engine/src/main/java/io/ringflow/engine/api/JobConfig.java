@@ -15,9 +15,9 @@ public final class JobConfig
 {
     /** The smallest slot: its 8-byte header and a checkpoint barrier. A record must encode to at most slotSize - 8. */
     public static final int MIN_SLOT_SIZE = 32;
-    /** Records per burst of key hints by default; see {@link Builder#keyPrefetch}. */
+    /** Ring slots per burst of key hints by default; see {@link Builder#keyPrefetch}. */
     public static final int DEFAULT_KEY_PREFETCH = 16;
-    /** The most records per burst of key hints. */
+    /** The most ring slots per burst of key hints. */
     public static final int MAX_KEY_PREFETCH = 256;
 
     private final int defaultParallelism;
@@ -123,8 +123,8 @@ public final class JobConfig
     }
 
     /**
-     * @return how many records' keys a keyed task passes to its state as one burst of hints before processing them,
-     *     so that their cache misses overlap (0: none); see {@link Builder#keyPrefetch}.
+     * @return how many ring slots' keys a keyed task passes to its state as one burst of hints before processing
+     *     them, so that their cache misses overlap (0: none); see {@link Builder#keyPrefetch}.
      */
     public int keyPrefetch()
     {

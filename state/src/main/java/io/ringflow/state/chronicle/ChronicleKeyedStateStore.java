@@ -198,8 +198,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private boolean closed;
     /** The state that keeps a lookup of the current key open between a read and a write, or null. Task thread. */
     private ChronicleState holding;
-    /** Declared value states that have a hot-key front, in declaration order: what {@link #prefetch} touches. */
-    private ChronicleValueState<?>[] fronted = new ChronicleValueState<?>[0];
+    /** The hot-key fronts of declared value states, in declaration order: what {@link #prefetch} touches. */
+    private HotKeyFront[] fronts = new HotKeyFront[0];
     /** Whether value states may keep a read's lookup open for the write that follows; see {@link #holdLookups}. */
     private boolean holdLookups;
 
@@ -388,11 +388,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             map.markMapValues();
         }
         declared.put(descriptor.name(), state);
-        if (state instanceof ChronicleValueState<?> value && value.hasFront())
+        if (state instanceof ChronicleValueState<?> value && value.front() != null)
         {
-            final ChronicleValueState<?>[] grown = Arrays.copyOf(fronted, fronted.length + 1);
-            grown[fronted.length] = value;
-            fronted = grown;
+            fronts = Arrays.copyOf(fronts, fronts.length + 1);
+            fronts[fronts.length - 1] = value.front();
         }
         return (S)state;
     }
@@ -407,9 +406,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     public long prefetch(final long key)
     {
         long touched = 0;
-        for (final ChronicleValueState<?> state : fronted)
+        for (final HotKeyFront front : fronts)
         {
-            touched += state.touch(key);
+            touched += front.touch(key);
         }
         return touched;
     }
@@ -423,9 +422,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public boolean prefetches()
     {
-        for (final ChronicleValueState<?> state : fronted)
+        for (final HotKeyFront front : fronts)
         {
-            if (state.worthTouching())
+            if (front.worthTouching())
             {
                 return true;
             }

@@ -80,29 +80,6 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             LongValueState.defaultOf((ValueStateDescriptor<Long>)descriptor)) : null;
     }
 
-    /** @return whether this state has a hot-key front. */
-    boolean hasFront()
-    {
-        return front != null;
-    }
-
-    /** @return whether {@link #touch} is worth calling now: {@link HotKeyFront#worthTouching}. Task thread. */
-    boolean worthTouching()
-    {
-        return front.worthTouching();
-    }
-
-    /**
-     * A hint that {@code key} will soon be the current key: {@link HotKeyFront#touch}. Task thread.
-     *
-     * @param key the key, unboxed.
-     * @return a value of no meaning, to be folded into something the caller keeps.
-     */
-    long touch(final long key)
-    {
-        return front.touch(key);
-    }
-
     /** @return the unboxed view of this state; it must be a {@code Long} state. */
     LongValueState longView()
     {
@@ -444,7 +421,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
     }
 
-    /** @return the hot-key front, or null; for tests. */
+    /** @return the hot-key front, or null: for the store's key hints, and for tests. */
     HotKeyFront front()
     {
         return front;
