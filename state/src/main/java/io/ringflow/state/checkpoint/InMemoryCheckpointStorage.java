@@ -2,6 +2,7 @@ package io.ringflow.state.checkpoint;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -14,7 +15,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /**
  * Keeps checkpoints in memory, encoded exactly as on disk (so the format and its checks are exercised): for tests and
  * for the lowest latency when durability is not needed. State files live in memory too, and are dropped with their
- * checkpoint. Shared files live in one map, reference-counted like a directory's {@code shared/} folder: after each
+ * checkpoint: their arrays go back to a {@link ChunkPool} for the files of later checkpoints, so in steady state
+ * in-memory checkpoints allocate no state-file arrays (a restore's read copies a file out). Shared files live in one
+ * map, reference-counted like a directory's {@code shared/} folder: after each
  * store (and discard), a shared file that no stored checkpoint references and that was not created for a pending
  * checkpoint is dropped; nothing is dropped while a stored checkpoint's metadata cannot be decoded.
  *
@@ -33,13 +36,15 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private final Map<String, InMemoryFile> sharedFiles = new ConcurrentHashMap<>();
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
     private final Map<String, Long> pendingShared = new HashMap<>();
+    /** The arrays of dropped files, for the files of later checkpoints. */
+    private final ChunkPool chunkPool = new ChunkPool();
 
     @Override
     public StateOutput createStateOutput(final long checkpointId, final String name)
     {
         return new StateOutput(name)
         {
-            private InMemoryFile file = new InMemoryFile();
+            private final InMemoryFile file = new InMemoryFile(chunkPool);
 
             @Override
             protected void writeBytes(final byte[] bytes, final int offset, final int count)
@@ -57,7 +62,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             @Override
             protected void discard()
             {
-                file = new InMemoryFile();
+                file.recycle();
             }
         };
     }
@@ -92,7 +97,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         pendingShared.put(name, checkpointId);
         return new StateOutput(name, true)
         {
-            private InMemoryFile file = new InMemoryFile();
+            private final InMemoryFile file = new InMemoryFile(chunkPool);
 
             @Override
             protected void writeBytes(final byte[] bytes, final int offset, final int count)
@@ -110,7 +115,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             @Override
             protected void discard()
             {
-                file = new InMemoryFile();
+                file.recycle();
                 release(checkpointId, name);
             }
         };
@@ -143,11 +148,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             final Map<String, InMemoryFile> files = stateFiles.get(checkpointId);
             stored = files == null ? null : files.get(handle.name());
         }
-        if (stored == null)
+        final byte[] bytes = stored == null ? null : stored.bytes();
+        if (bytes == null)
         {
             throw new CorruptCheckpointException(file, "missing");
         }
-        return MetadataFormat.verifyState(stored.bytes(), handle, file);
+        return MetadataFormat.verifyState(bytes, handle, file);
     }
 
     /**
@@ -189,7 +195,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     {
         if (!metadataFiles.containsKey(checkpointId))
         {
-            stateFiles.remove(checkpointId);
+            recycle(stateFiles.remove(checkpointId));
         }
         final List<String> owned = new ArrayList<>();
         pendingShared.entrySet().removeIf(entry ->
@@ -208,13 +214,19 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         final Set<String> referenced = referencedSharedFiles();
         if (referenced != null)
         {
+            final List<InMemoryFile> dropped = new ArrayList<>();
             for (final String name : owned)
             {
                 if (!referenced.contains(name))
                 {
-                    sharedFiles.remove(name);
+                    final InMemoryFile removed = sharedFiles.remove(name);
+                    if (removed != null)
+                    {
+                        dropped.add(removed);
+                    }
                 }
             }
+            recycle(dropped);
         }
     }
 
@@ -291,7 +303,17 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         final Set<String> referenced = referencedSharedFiles();
         if (referenced != null)
         {
-            sharedFiles.keySet().removeIf(name -> !referenced.contains(name) && !pendingShared.containsKey(name));
+            final List<InMemoryFile> dropped = new ArrayList<>();
+            sharedFiles.entrySet().removeIf(entry ->
+            {
+                if (!referenced.contains(entry.getKey()) && !pendingShared.containsKey(entry.getKey()))
+                {
+                    dropped.add(entry.getValue());
+                    return true;
+                }
+                return false;
+            });
+            recycle(dropped);
         }
     }
 
@@ -323,8 +345,46 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private void drop(final long checkpointId)
     {
         metadataFiles.remove(checkpointId);
-        stateFiles.remove(checkpointId);
+        recycle(stateFiles.remove(checkpointId));
         savepoints.remove(checkpointId);
+    }
+
+    /**
+     * Gives the arrays of files just removed from this storage's maps (no new reader finds them) to the pool, which
+     * then holds at most their bytes. Caller holds the lock.
+     *
+     * @param files the dropped files; null or empty for none.
+     */
+    private void recycle(final Map<String, InMemoryFile> files)
+    {
+        if (files != null)
+        {
+            recycle(files.values());
+        }
+    }
+
+    private void recycle(final Collection<InMemoryFile> files)
+    {
+        if (files.isEmpty())
+        {
+            return;
+        }
+        long bytes = 0;
+        for (final InMemoryFile file : files)
+        {
+            bytes += file.heldBytes();
+        }
+        chunkPool.limitTo(bytes);
+        for (final InMemoryFile file : files)
+        {
+            file.recycle();
+        }
+    }
+
+    /** @return the pool of dropped files' arrays, for tests that count what it allocates. */
+    ChunkPool chunkPool()
+    {
+        return chunkPool;
     }
 
     private static String fileName(final long checkpointId, final String name)

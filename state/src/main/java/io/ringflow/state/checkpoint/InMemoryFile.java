@@ -5,24 +5,35 @@ import java.util.Arrays;
 /**
  * A state file kept in memory, as the chunks it was written in: growing it copies nothing (a byte-array stream
  * doubles and copies as it grows, then copies again to finish: about three times the file in garbage per
- * checkpoint), and finishing copies at most its last chunk, to trim it. A new chunk is as large as the file so far
- * (at least 4 KiB, at most 4 MiB), or as what is left of the write that needs it if that is more: a file written
- * in one call (a small snapshot's single chunk) is one array of exactly its size, and a large one has at most one
- * 4 MiB chunk of slack while written. Read back whole only on restore ({@link #bytes}).
+ * checkpoint), and finishing copies nothing. A new chunk is as large as the file so far (at least 4 KiB, at most
+ * 4 MiB), or as what is left of the write that needs it if that is more, so a file written in one call (a small
+ * snapshot's single chunk) is one chunk. Chunks come from the storage's {@link ChunkPool}: the arrays of files
+ * dropped before, which may be longer than what they hold ({@code lastUsed} says how much of the last one is used).
+ * Read back whole only on restore ({@link #bytes}, a copy); {@link #recycle} gives the chunks back once the file is
+ * dropped.
  *
  * <p>Thread contract: written and finished by one thread; published to readers through a concurrent map after
- * {@link #finish}, and not written after.
+ * {@link #finish}, and not written after. {@link #bytes}, {@link #recycle} and {@link #corrupt} synchronize on the
+ * file, so a read copies every byte before, or finds nothing after, the chunks go back to the pool.
  */
 final class InMemoryFile
 {
     private static final int FIRST_CHUNK = 4 * 1024;
     private static final int LARGEST_CHUNK = 4 * 1024 * 1024;
 
+    private final ChunkPool pool;
+    /** Null once recycled. */
     private byte[][] chunks = new byte[4][];
     private int chunkCount;
     /** Bytes used in the last chunk. */
     private int lastUsed;
     private long length;
+
+    /** @param pool where chunks come from, and go back to when the file is recycled. */
+    InMemoryFile(final ChunkPool pool)
+    {
+        this.pool = pool;
+    }
 
     /** Appends {@code count} bytes of {@code bytes} from {@code offset}. */
     void write(final byte[] bytes, final int offset, final int count)
@@ -53,17 +64,16 @@ final class InMemoryFile
         {
             chunks = Arrays.copyOf(chunks, 2 * chunkCount);
         }
-        chunks[chunkCount++] = new byte[(int)Math.max(FIRST_CHUNK, Math.min(LARGEST_CHUNK, Math.max(length, needed)))];
+        chunks[chunkCount++] = pool.take((int)Math.max(FIRST_CHUNK, Math.min(LARGEST_CHUNK, Math.max(length, needed))));
         lastUsed = 0;
     }
 
-    /** Trims the last chunk to what it holds; the file is complete. */
+    /**
+     * The file is complete. Nothing is trimmed: the last chunk keeps its room, for the pool to hand to a later file.
+     */
     void finish()
     {
-        if (chunkCount > 0 && lastUsed < chunks[chunkCount - 1].length)
-        {
-            chunks[chunkCount - 1] = Arrays.copyOf(chunks[chunkCount - 1], lastUsed);
-        }
+        // the chunks are published by the concurrent map the caller puts this file in
     }
 
     /** @return the file's length in bytes. */
@@ -72,16 +82,23 @@ final class InMemoryFile
         return length;
     }
 
+    /** @return how many chunks the file was written in. */
+    int chunkCount()
+    {
+        return chunkCount;
+    }
+
     /**
-     * @return the file's bytes: its one chunk itself (not to be changed by the caller, like the array this storage
-     *     used to keep), or its chunks joined into a new array (a restore's read).
+     * @return a copy of the file's bytes, joined into a new array of exactly its length (a restore's read: the
+     *     chunks themselves go back to the pool once the file is dropped, so no reader may keep them), or null when
+     *     the file was recycled (dropped) before this read.
      * @throws IllegalStateException when it is larger than an array can hold.
      */
-    byte[] bytes()
+    synchronized byte[] bytes()
     {
-        if (chunkCount == 1)
+        if (chunks == null)
         {
-            return chunks[0];
+            return null;
         }
         if (length > Integer.MAX_VALUE - 8)
         {
@@ -99,11 +116,39 @@ final class InMemoryFile
         return joined;
     }
 
+    /**
+     * Gives the chunks back to the pool, once the file was removed from the storage's maps (no new reader can find
+     * it); a read already holding the file finds nothing afterwards. Idempotent.
+     */
+    synchronized void recycle()
+    {
+        if (chunks == null)
+        {
+            return;
+        }
+        for (int i = 0; i < chunkCount; i++)
+        {
+            pool.give(chunks[i]);
+        }
+        chunks = null;
+    }
+
+    /** @return the bytes of the arrays this file holds (its chunks' lengths, used or not); 0 once recycled. */
+    synchronized long heldBytes()
+    {
+        long held = 0;
+        for (int i = 0; chunks != null && i < chunkCount; i++)
+        {
+            held += chunks[i].length;
+        }
+        return held;
+    }
+
     /** Flips one byte in place, for tests of corruption detection. */
-    void corrupt(final int index)
+    synchronized void corrupt(final int index)
     {
         int at = index;
-        for (int i = 0; i < chunkCount; i++)
+        for (int i = 0; chunks != null && i < chunkCount; i++)
         {
             final int n = i == chunkCount - 1 ? lastUsed : chunks[i].length;
             if (at < n)

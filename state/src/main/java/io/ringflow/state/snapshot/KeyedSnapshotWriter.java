@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,6 +30,14 @@ public final class KeyedSnapshotWriter
      * the array.
      */
     private static final ThreadLocal<byte[]> SPARE_CHUNK = new ThreadLocal<>();
+    /**
+     * Per thread, the key-group index arrays of the last writer that finished on it ({@code groups}, {@code offsets}),
+     * taken by the next writer on the same thread, as the chunk is: a writer keeps them only until {@link #finish}
+     * has written the index from them.
+     */
+    private static final ThreadLocal<int[]> SPARE_GROUPS = new ThreadLocal<>();
+    private static final ThreadLocal<long[]> SPARE_OFFSETS = new ThreadLocal<>();
+    private static final int FIRST_INDEX = 16;
 
     /** Where complete chunks go; not closed here. */
     private final OutputStream destination;
@@ -46,8 +55,9 @@ public final class KeyedSnapshotWriter
     private long flushed;
     private final int statesCount;
     private final KeyGroupRange range;
-    private int[] groups = new int[16];
-    private long[] offsets = new long[16];
+    /** Per key group written, its number and where it starts; grown as needed, taken from this thread's spares. */
+    private int[] groups;
+    private long[] offsets;
     private int groupCount;
     private int remainingInGroup;
     private final boolean delta;
@@ -118,6 +128,20 @@ public final class KeyedSnapshotWriter
         }
         this.chunkSize = chunkBytes.length;
         this.chunk = ByteBuffer.wrap(chunkBytes);
+        final int[] spareGroups = SPARE_GROUPS.get();
+        final long[] spareOffsets = SPARE_OFFSETS.get();
+        if (spareGroups != null && spareOffsets != null && spareGroups.length == spareOffsets.length)
+        {
+            SPARE_GROUPS.set(null);
+            SPARE_OFFSETS.set(null);
+            this.groups = spareGroups;
+            this.offsets = spareOffsets;
+        }
+        else
+        {
+            this.groups = new int[FIRST_INDEX];
+            this.offsets = new long[FIRST_INDEX];
+        }
         this.destination = destination;
         this.statesCount = states.size();
         this.range = range;
@@ -166,8 +190,8 @@ public final class KeyedSnapshotWriter
         }
         if (groupCount == groups.length)
         {
-            groups = java.util.Arrays.copyOf(groups, groupCount * 2);
-            offsets = java.util.Arrays.copyOf(offsets, groupCount * 2);
+            groups = Arrays.copyOf(groups, groupCount * 2);
+            offsets = Arrays.copyOf(offsets, groupCount * 2);
         }
         groups[groupCount] = keyGroup;
         offsets[groupCount] = flushed + position;
@@ -315,6 +339,14 @@ public final class KeyedSnapshotWriter
         }
         chunkBytes = null;
         chunk = null;
+        final int[] spareGroups = SPARE_GROUPS.get();
+        if (spareGroups == null || spareGroups.length < groups.length)
+        {
+            SPARE_GROUPS.set(groups);
+            SPARE_OFFSETS.set(offsets);
+        }
+        groups = null;
+        offsets = null;
     }
 
     private void checkNotFinished()

@@ -20,7 +20,7 @@ class InMemoryFileTest
     void aFileReadsBackExactlyWhatWasWrittenAndACorruptionFlipsTheByteNamed(final long seed)
     {
         final Random random = new Random(seed);
-        final InMemoryFile file = new InMemoryFile();
+        final InMemoryFile file = new InMemoryFile(new ChunkPool());
         final ByteArrayOutputStream model = new ByteArrayOutputStream();
         // small files, files of a few chunks, and one past the largest chunk size
         final int target = seed <= 3 ? random.nextInt(10_000) : (int)(seed * 1_500_000);
@@ -50,24 +50,45 @@ class InMemoryFileTest
 
     @ParameterizedTest(name = "{0} bytes")
     @ValueSource(ints = {1, 4_096, 4_097, 34_567, 4 * 1024 * 1024, 4 * 1024 * 1024 + 1})
-    void aFileWrittenInOneCallIsOneArrayOfExactlyItsSizeUpToTheLargestChunk(final int size)
+    void aFileWrittenInOneCallIsOneChunkUpToTheLargestChunkAndEveryReadIsACopy(final int size)
     {
         final byte[] bytes = new byte[size];
         new Random(size).nextBytes(bytes);
-        final InMemoryFile file = new InMemoryFile();
+        final InMemoryFile file = new InMemoryFile(new ChunkPool());
         file.write(bytes, 0, size);
         file.finish();
 
         final byte[] read = file.bytes();
         assertThat(read).isEqualTo(bytes);
-        if (size <= 4 * 1024 * 1024)
-        {
-            // one chunk is returned itself, not joined into a new array: the same array twice
-            assertThat(read).isSameAs(file.bytes());
-        }
-        else
-        {
-            assertThat(read).as("two chunks, joined for each read").isNotSameAs(file.bytes());
-        }
+        // a new chunk has an eighth more room than asked, so 4 MiB + 1 still fits in one
+        assertThat(file.chunkCount()).isEqualTo(1);
+        // the chunks go back to the pool when the file is dropped, so a reader never holds one
+        assertThat(read).isNotSameAs(file.bytes());
+        read[0] ^= 1;
+        assertThat(file.bytes()[0]).isEqualTo(bytes[0]);
+    }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {0, 1, 34_567, 4 * 1024 * 1024 + 1})
+    void aRecycledFileGivesItsChunksToThePoolAndReadsAsNothing(final int size)
+    {
+        final ChunkPool pool = new ChunkPool();
+        pool.limitTo(Long.MAX_VALUE);
+        final InMemoryFile file = new InMemoryFile(pool);
+        file.write(new byte[size], 0, size);
+        file.finish();
+        final long held = file.heldBytes();
+        assertThat(held).isGreaterThanOrEqualTo(size);
+
+        file.recycle();
+        file.recycle();
+        assertThat(file.bytes()).isNull();
+        assertThat(file.heldBytes()).isZero();
+        assertThat(pool.freeBytes()).as("given back once").isEqualTo(held);
+
+        final InMemoryFile next = new InMemoryFile(pool);
+        next.write(new byte[size], 0, size);
+        assertThat(pool.allocated()).as("the second file of the same size is written in the first one's arrays")
+            .isEqualTo(file.chunkCount());
     }
 }

@@ -213,7 +213,8 @@ class KeyedSnapshotFormatTest
                     .first().isSameAs(first.handed.get(0));
                 assertThat(contents(second.toByteArray())).hasSize(20).containsKey("counts/0/100/-1");
 
-                // two writers alive at once: the second gets a chunk of its own; entries interleaved
+                // two writers alive at once: the second gets a chunk and a key-group index of its own; entries
+                // interleaved, two per key group in the second, so that the two indexes' offsets differ
                 final RecordingStream left = new RecordingStream();
                 final RecordingStream right = new RecordingStream();
                 final KeyedSnapshotWriter a = new KeyedSnapshotWriter(left, 128, ALL, List.of(COUNTS), false, 1_000);
@@ -221,9 +222,10 @@ class KeyedSnapshotFormatTest
                 for (int group = 0; group < 10; group++)
                 {
                     a.startKeyGroup(group, 1);
-                    b.startKeyGroup(group, 1);
+                    b.startKeyGroup(group, 2);
                     a.longEntry(0, group, group);
                     b.longEntry(0, 1_000 + group, -group);
+                    b.longEntry(0, 2_000 + group, group);
                 }
                 a.finish();
                 b.finish();
@@ -231,7 +233,15 @@ class KeyedSnapshotFormatTest
                 final Map<String, Long> leftContents = contents(left.toByteArray());
                 final Map<String, Long> rightContents = contents(right.toByteArray());
                 assertThat(leftContents).hasSize(10).containsEntry("counts/3/3/-1", 3L);
-                assertThat(rightContents).hasSize(10).containsEntry("counts/3/1003/-1", -3L);
+                assertThat(rightContents).hasSize(20).containsEntry("counts/3/1003/-1", -3L)
+                    .containsEntry("counts/3/2003/-1", 3L);
+                // read through each file's key-group index: a shared index would point one file at the other's
+                // offsets
+                final KeyedSnapshotReader leftReader = KeyedSnapshotReader.open(left.toByteArray(), "left");
+                final long[] readFromGroup = new long[1];
+                leftReader.readGroup(7, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset,
+                    subKeyLength, valueOffset, valueLength) -> readFromGroup[0] = bytes.getLong(keyOffset));
+                assertThat(readFromGroup[0]).isEqualTo(7L);
 
                 // a writer that needs more than the spare holds gets a new, larger chunk
                 final RecordingStream large = new RecordingStream();
