@@ -8,59 +8,65 @@ import java.util.Iterator;
  * size, the file of checkpoint n is written into the arrays of the checkpoint that retention dropped before it, so
  * in-memory checkpoints allocate no state-file arrays once the first few are dropped.
  *
+ * <p>Every array is a power of two from {@link #SMALLEST} to {@link #LARGEST} bytes ({@link #lengthFor}), and a take
+ * is served only by an array of exactly the length asked for: a file whose size moves a little from one checkpoint
+ * to the next asks for the same lengths, so it finds the arrays of the one before, and no file takes an array much
+ * larger than it needs.
+ *
  * <p>An array is given only once no reader can reach it: its file was removed from the storage's maps, and a read
  * copies a file's bytes out under the file's lock ({@link InMemoryFile#bytes}), so a recycled array is never seen by
- * a reader. The pool holds at most {@link #limitBytes} bytes, the size of the largest checkpoint dropped at the last
- * drop (set by the storage before it gives that checkpoint's arrays): about one checkpoint's worth of memory beyond
- * what retention keeps. Arrays that no take used are evicted oldest first.
+ * a reader. The pool holds at most {@link #limitTo limit} bytes: the storage sets it, at each commit, to the bytes of
+ * the arrays that commit dropped (a checkpoint retention let go, shared files no longer referenced) and an eighth, so
+ * about one checkpoint's worth of memory beyond what retention keeps, and to 0 once everything is discarded. Arrays that no take
+ * used are evicted oldest first.
  *
  * <p>Thread-safe (synchronized): files are written by several task and flusher threads at once, and dropped under the
- * storage's lock. Called a few times per checkpoint, never per record.
+ * storage's lock. Called once per chunk (a few per checkpoint, a few hundred for a snapshot of a million keys), never
+ * per record; its scans are over the few arrays one checkpoint dropped.
  */
 final class ChunkPool
 {
-    /** Arrays free for the taking, oldest first. Few: one to a few dozen chunks per checkpoint. */
+    static final int SMALLEST = 4 * 1024;
+    static final int LARGEST = 4 * 1024 * 1024;
+
+    /** Arrays free for the taking, oldest first. */
     private final ArrayDeque<byte[]> free = new ArrayDeque<>();
     private long freeBytes;
     private long limitBytes;
     private long allocated;
 
     /**
-     * @param minLength the length the caller would like; a file takes any chunk length, so less will do.
-     * @return the smallest free array of {@code minLength} to {@code 2 * minLength} bytes; else the largest free
-     *     array shorter than {@code minLength} (the file then takes one more chunk); else a new array with an eighth
-     *     more room than asked, so that a file that grows a little from one checkpoint to the next still fits in the
-     *     arrays of the one before. Arrays longer than twice the request are left alone, so that a file much smaller
-     *     than an earlier one does not keep its large arrays circulating. A free array's contents are stale.
+     * @param wanted the bytes a chunk should hold.
+     * @return the length of the array for it: the power of two at least {@code wanted}, within [{@link #SMALLEST},
+     *     {@link #LARGEST}].
      */
-    synchronized byte[] take(final int minLength)
+    static int lengthFor(final int wanted)
     {
-        byte[] fitting = null;
-        byte[] shorter = null;
-        for (final byte[] candidate : free)
+        if (wanted >= LARGEST)
         {
-            final int length = candidate.length;
-            if (length >= minLength)
-            {
-                if (length / 2 <= minLength && (fitting == null || length < fitting.length))
-                {
-                    fitting = candidate;
-                }
-            }
-            else if (shorter == null || length > shorter.length)
-            {
-                shorter = candidate;
-            }
+            return LARGEST;
         }
-        final byte[] taken = fitting != null ? fitting : shorter;
-        if (taken != null)
+        return Math.max(SMALLEST, Integer.highestOneBit(Math.max(1, wanted - 1)) << 1);
+    }
+
+    /**
+     * @param length a length {@link #lengthFor} gave.
+     * @return a free array of exactly that length (its contents are stale), or a new one.
+     */
+    synchronized byte[] take(final int length)
+    {
+        for (final Iterator<byte[]> it = free.iterator(); it.hasNext(); )
         {
-            removeIdentical(taken);
-            freeBytes -= taken.length;
-            return taken;
+            final byte[] candidate = it.next();
+            if (candidate.length == length)
+            {
+                it.remove();
+                freeBytes -= length;
+                return candidate;
+            }
         }
         allocated++;
-        return new byte[(int)Math.min(Integer.MAX_VALUE - 8, minLength + (long)(minLength >>> 3))];
+        return new byte[length];
     }
 
     /**
@@ -73,10 +79,7 @@ final class ChunkPool
     {
         free.addLast(chunk);
         freeBytes += chunk.length;
-        while (freeBytes > limitBytes && !free.isEmpty())
-        {
-            freeBytes -= free.removeFirst().length;
-        }
+        evictBeyondLimit();
     }
 
     /**
@@ -88,10 +91,7 @@ final class ChunkPool
     synchronized void limitTo(final long bytes)
     {
         limitBytes = bytes;
-        while (freeBytes > limitBytes && !free.isEmpty())
-        {
-            freeBytes -= free.removeFirst().length;
-        }
+        evictBeyondLimit();
     }
 
     /** @return how many arrays {@link #take} had to allocate so far: the measure tests count. */
@@ -106,15 +106,11 @@ final class ChunkPool
         return freeBytes;
     }
 
-    private void removeIdentical(final byte[] chunk)
+    private void evictBeyondLimit()
     {
-        for (final Iterator<byte[]> it = free.iterator(); it.hasNext(); )
+        while (freeBytes > limitBytes && !free.isEmpty())
         {
-            if (it.next() == chunk)
-            {
-                it.remove();
-                return;
-            }
+            freeBytes -= free.removeFirst().length;
         }
     }
 }

@@ -2,7 +2,6 @@ package io.ringflow.state.checkpoint;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -15,11 +14,11 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /**
  * Keeps checkpoints in memory, encoded exactly as on disk (so the format and its checks are exercised): for tests and
  * for the lowest latency when durability is not needed. State files live in memory too, and are dropped with their
- * checkpoint: their arrays go back to a {@link ChunkPool} for the files of later checkpoints, so in steady state
- * in-memory checkpoints allocate no state-file arrays (a restore's read copies a file out). Shared files live in one
- * map, reference-counted like a directory's {@code shared/} folder: after each
- * store (and discard), a shared file that no stored checkpoint references and that was not created for a pending
- * checkpoint is dropped; nothing is dropped while a stored checkpoint's metadata cannot be decoded.
+ * checkpoint: their arrays go back to a {@link ChunkPool} for the files of later checkpoints, so checkpoints of a
+ * steady size allocate no state-file arrays once the first are dropped (a restore's read copies a file out). Shared
+ * files live in one map, reference-counted like a directory's {@code shared/} folder: after each store (and discard),
+ * a shared file that no stored checkpoint references and that was not created for a pending checkpoint is dropped;
+ * nothing is dropped while a stored checkpoint's metadata cannot be decoded.
  *
  * <p>Thread-safe: {@link #store}, {@link #discardPending}, {@link #discardAll} and the registration of shared files are
  * serialized on this object; state files are written and read concurrently.
@@ -180,22 +179,26 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
                 checkpoints.add(id);
             }
         }
+        final List<InMemoryFile> dropped = new ArrayList<>();
         for (int i = 0; i < checkpoints.size() - Math.max(1, retained); i++)
         {
             if (checkpoints.get(i) != metadata.checkpointId() && !pinned.contains(checkpoints.get(i)))
             {
-                drop(checkpoints.get(i));
+                drop(checkpoints.get(i), dropped);
             }
         }
-        collectSharedGarbage();
+        collectSharedGarbage(dropped);
+        // what this commit dropped, together, is what the pool may hold: about one checkpoint, for the next
+        recycleAsPool(dropped);
     }
 
     @Override
     public synchronized void discardPending(final long checkpointId)
     {
+        final List<InMemoryFile> dropped = new ArrayList<>();
         if (!metadataFiles.containsKey(checkpointId))
         {
-            recycle(stateFiles.remove(checkpointId));
+            addFiles(stateFiles.remove(checkpointId), dropped);
         }
         final List<String> owned = new ArrayList<>();
         pendingShared.entrySet().removeIf(entry ->
@@ -207,14 +210,9 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             }
             return false;
         });
-        if (owned.isEmpty())
-        {
-            return;
-        }
-        final Set<String> referenced = referencedSharedFiles();
+        final Set<String> referenced = owned.isEmpty() ? null : referencedSharedFiles();
         if (referenced != null)
         {
-            final List<InMemoryFile> dropped = new ArrayList<>();
             for (final String name : owned)
             {
                 if (!referenced.contains(name))
@@ -226,7 +224,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
                     }
                 }
             }
-            recycle(dropped);
+        }
+        // an abort's files go to the pool within the limit the last commit set: an aborted checkpoint is no measure of
+        // what the next ones need
+        for (final InMemoryFile file : dropped)
+        {
+            file.recycle();
         }
     }
 
@@ -237,10 +240,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         {
             if (!savepoints.getOrDefault(id, false))
             {
-                drop(id);
+                drop(id, new ArrayList<>());
             }
         }
-        collectSharedGarbage();
+        collectSharedGarbage(new ArrayList<>());
+        // nothing more will be written: the pool keeps nothing, and the dropped files' arrays go to the collector
+        chunkPool.limitTo(0);
     }
 
     @Override
@@ -292,8 +297,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         }
     }
 
-    /** Drops the shared files nothing keeps, unless a stored metadata cannot be decoded. Caller holds the lock. */
-    private void collectSharedGarbage()
+    /**
+     * Drops the shared files nothing keeps, unless a stored metadata cannot be decoded. Caller holds the lock.
+     *
+     * @param dropped where the dropped files are added, for the caller to recycle.
+     */
+    private void collectSharedGarbage(final List<InMemoryFile> dropped)
     {
         if (sharedFiles.isEmpty())
         {
@@ -303,7 +312,6 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         final Set<String> referenced = referencedSharedFiles();
         if (referenced != null)
         {
-            final List<InMemoryFile> dropped = new ArrayList<>();
             sharedFiles.entrySet().removeIf(entry ->
             {
                 if (!referenced.contains(entry.getKey()) && !pendingShared.containsKey(entry.getKey()))
@@ -313,7 +321,6 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
                 }
                 return false;
             });
-            recycle(dropped);
         }
     }
 
@@ -342,43 +349,66 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         return referenced;
     }
 
-    private void drop(final long checkpointId)
+    /**
+     * Forgets a stored checkpoint. Caller holds the lock.
+     *
+     * @param checkpointId the checkpoint.
+     * @param dropped      where its state files are added, for the caller to recycle.
+     */
+    private void drop(final long checkpointId, final List<InMemoryFile> dropped)
     {
         metadataFiles.remove(checkpointId);
-        recycle(stateFiles.remove(checkpointId));
+        addFiles(stateFiles.remove(checkpointId), dropped);
         savepoints.remove(checkpointId);
     }
 
-    /**
-     * Gives the arrays of files just removed from this storage's maps (no new reader finds them) to the pool, which
-     * then holds at most their bytes. Caller holds the lock.
-     *
-     * @param files the dropped files; null or empty for none.
-     */
-    private void recycle(final Map<String, InMemoryFile> files)
+    private static void addFiles(final Map<String, InMemoryFile> files, final List<InMemoryFile> dropped)
     {
         if (files != null)
         {
-            recycle(files.values());
+            dropped.addAll(files.values());
         }
     }
 
-    private void recycle(final Collection<InMemoryFile> files)
+    /**
+     * Gives the arrays of the files one commit dropped (already removed from this storage's maps, so no new reader
+     * finds them) to the pool, which from now on holds at most their bytes and an eighth: those of the checkpoint that
+     * retention let go, and of the shared files no checkpoint refers to any more. Nothing dropped leaves the limit as it was.
+     * Caller holds the lock.
+     *
+     * @param dropped the files.
+     */
+    private void recycleAsPool(final List<InMemoryFile> dropped)
     {
-        if (files.isEmpty())
+        if (dropped.isEmpty())
         {
             return;
         }
         long bytes = 0;
-        for (final InMemoryFile file : files)
+        for (final InMemoryFile file : dropped)
         {
             bytes += file.heldBytes();
         }
-        chunkPool.limitTo(bytes);
-        for (final InMemoryFile file : files)
+        // an eighth of headroom: a checkpoint a little larger than the one dropped still finds every array it needs
+        chunkPool.limitTo(bytes + bytes / 8);
+        for (final InMemoryFile file : dropped)
         {
             file.recycle();
         }
+    }
+
+    /**
+     * @param checkpointId a checkpoint.
+     * @return the bytes of the arrays its state files hold, used or not; for tests of how much room is kept.
+     */
+    long heldBytes(final long checkpointId)
+    {
+        long held = 0;
+        for (final InMemoryFile file : stateFiles.getOrDefault(checkpointId, Map.of()).values())
+        {
+            held += file.heldBytes();
+        }
+        return held;
     }
 
     /** @return the pool of dropped files' arrays, for tests that count what it allocates. */

@@ -5,10 +5,13 @@ import java.util.Arrays;
 /**
  * A state file kept in memory, as the chunks it was written in: growing it copies nothing (a byte-array stream
  * doubles and copies as it grows, then copies again to finish: about three times the file in garbage per
- * checkpoint), and finishing copies nothing. A new chunk is as large as the file so far (at least 4 KiB, at most
- * 4 MiB), or as what is left of the write that needs it if that is more, so a file written in one call (a small
- * snapshot's single chunk) is one chunk. Chunks come from the storage's {@link ChunkPool}: the arrays of files
- * dropped before, which may be longer than what they hold ({@code lastUsed} says how much of the last one is used).
+ * checkpoint), and finishing copies nothing. Chunks come from the storage's {@link ChunkPool}, as arrays of a power of
+ * two from 4 KiB to 4 MiB: within one write, each new chunk is the length for what is left of that write; a write
+ * that finds the last chunk full asks for at least that chunk's length again. So a file written in one call is one
+ * chunk up to 4 MiB, a file written in equal slices (the snapshot writer's chunks) is chunks of one length, and files
+ * of about the same size ask for the same lengths. Every chunk but the last is full, and the last is no longer than
+ * twice what it holds or than the full chunk before it: a file's unused room is less than 4 KiB or than its bytes,
+ * and at most 4 MiB.
  * Read back whole only on restore ({@link #bytes}, a copy); {@link #recycle} gives the chunks back once the file is
  * dropped.
  *
@@ -18,9 +21,6 @@ import java.util.Arrays;
  */
 final class InMemoryFile
 {
-    private static final int FIRST_CHUNK = 4 * 1024;
-    private static final int LARGEST_CHUNK = 4 * 1024 * 1024;
-
     private final ChunkPool pool;
     /** Null once recycled. */
     private byte[][] chunks = new byte[4][];
@@ -40,11 +40,14 @@ final class InMemoryFile
     {
         int from = offset;
         int left = count;
+        // a write that finds the last chunk full asks for at least its length again (equal slices, equal chunks)
+        int atLeast = chunkCount == 0 ? 0 : chunks[chunkCount - 1].length;
         while (left > 0)
         {
             if (chunkCount == 0 || lastUsed == chunks[chunkCount - 1].length)
             {
-                addChunk(left);
+                addChunk(ChunkPool.lengthFor(Math.max(left, atLeast)));
+                atLeast = 0;
             }
             final byte[] last = chunks[chunkCount - 1];
             final int n = Math.min(left, last.length - lastUsed);
@@ -52,28 +55,25 @@ final class InMemoryFile
             lastUsed += n;
             from += n;
             left -= n;
-            // counted as it goes, so that the next chunk of one large write is sized by what is written so far
             length += n;
         }
     }
 
-    /** Adds an empty chunk for a write that has {@code needed} bytes left to place. */
-    private void addChunk(final int needed)
+    /** Adds an empty chunk of {@code chunkLength} bytes, from the pool. */
+    private void addChunk(final int chunkLength)
     {
         if (chunkCount == chunks.length)
         {
             chunks = Arrays.copyOf(chunks, 2 * chunkCount);
         }
-        chunks[chunkCount++] = pool.take((int)Math.max(FIRST_CHUNK, Math.min(LARGEST_CHUNK, Math.max(length, needed))));
+        chunks[chunkCount++] = pool.take(chunkLength);
         lastUsed = 0;
     }
 
-    /**
-     * The file is complete. Nothing is trimmed: the last chunk keeps its room, for the pool to hand to a later file.
-     */
+    /** The file is complete; its chunks are published by the concurrent map the caller puts it in. */
     void finish()
     {
-        // the chunks are published by the concurrent map the caller puts this file in
+        // nothing to trim: the last chunk's unused room is bounded by its length (see the class documentation)
     }
 
     /** @return the file's length in bytes. */
