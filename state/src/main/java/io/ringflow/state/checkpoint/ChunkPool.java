@@ -17,8 +17,8 @@ import java.util.Iterator;
  * copies a file's bytes out under the file's lock ({@link InMemoryFile#bytes}), so a recycled array is never seen by
  * a reader. The pool holds at most {@link #limitTo limit} bytes: the storage sets it, at each commit, to the bytes of
  * the arrays that commit dropped (a checkpoint retention let go, shared files no longer referenced) and an eighth, so
- * about one checkpoint's worth of memory beyond what retention keeps, and to 0 once everything is discarded. Arrays that no take
- * used are evicted oldest first.
+ * about one checkpoint's worth of memory beyond what retention keeps, and to 0 once everything is discarded. Arrays
+ * that no take used are evicted oldest first.
  *
  * <p>Thread-safe (synchronized): files are written by several task and flusher threads at once, and dropped under the
  * storage's lock. Called once per chunk (a few per checkpoint, a few hundred for a snapshot of a million keys), never

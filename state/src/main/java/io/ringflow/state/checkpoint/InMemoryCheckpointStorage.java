@@ -227,10 +227,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         }
         // an abort's files go to the pool within the limit the last commit set: an aborted checkpoint is no measure of
         // what the next ones need
-        for (final InMemoryFile file : dropped)
-        {
-            file.recycle();
-        }
+        dropped.forEach(InMemoryFile::recycle);
     }
 
     @Override
@@ -373,8 +370,8 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     /**
      * Gives the arrays of the files one commit dropped (already removed from this storage's maps, so no new reader
      * finds them) to the pool, which from now on holds at most their bytes and an eighth: those of the checkpoint that
-     * retention let go, and of the shared files no checkpoint refers to any more. Nothing dropped leaves the limit as it was.
-     * Caller holds the lock.
+     * retention let go, and of the shared files no checkpoint refers to any more. Nothing dropped leaves the limit as
+     * it was. Caller holds the lock.
      *
      * @param dropped the files.
      */
