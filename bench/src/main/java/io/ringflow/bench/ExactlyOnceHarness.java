@@ -46,8 +46,9 @@ import java.util.stream.Stream;
  *   restarted attempt (restore from the directory included), against the number of keys in state.</li>
  * </ul>
  * Usage: {@code java -cp benchmarks.jar io.ringflow.bench.ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS} or
- * {@code ... recovery RATE KEYS FAILURES [unaligned]} (with a rate above what the job can do, the rings stay full and
- * unaligned checkpoints hold in-flight records). A plain {@code main}: both are distributions over one long run.
+ * {@code ... recovery RATE KEYS FAILURES [unaligned] [local]} (with a rate above what the job can do, the rings stay
+ * full and unaligned checkpoints hold in-flight records; {@code local} turns local recovery on: the restarted attempt
+ * reverts the failed attempt's store in place). A plain {@code main}: both are distributions over one long run.
  */
 public final class ExactlyOnceHarness
 {
@@ -62,15 +63,17 @@ public final class ExactlyOnceHarness
         {
             visibility(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
         }
-        else if ((args.length == 4 || args.length == 5 && "unaligned".equals(args[4])) && "recovery".equals(args[0]))
+        else if (args.length >= 4 && "recovery".equals(args[0]) &&
+            Set.of("unaligned", "local").containsAll(List.of(args).subList(4, args.length)))
         {
-            recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), args.length == 5,
-                out);
+            final List<String> options = List.of(args).subList(4, args.length);
+            recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                options.contains("unaligned"), options.contains("local"), out);
         }
         else
         {
             System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
-                "recovery RATE KEYS FAILURES [unaligned]");
+                "recovery RATE KEYS FAILURES [unaligned] [local]");
             System.exit(2);
         }
     }
@@ -114,11 +117,18 @@ public final class ExactlyOnceHarness
     private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
         final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned) throws Exception
     {
+        return start(rate, keys, intervalMs, dir, armed, firstView, unaligned, false);
+    }
+
+    private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
+        final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local)
+        throws Exception
+    {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys))))
             .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs)).directory(dir.resolve("checkpoints"))
-                .unaligned(unaligned).build())
+                .unaligned(unaligned).localRecovery(local).build())
             .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO))
             .build());
         env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
@@ -175,12 +185,12 @@ public final class ExactlyOnceHarness
     }
 
     static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,
-        final PrintStream out) throws Exception
+        final boolean local, final PrintStream out) throws Exception
     {
         final Path dir = Files.createTempDirectory("ringflow-recovery");
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong firstView = new AtomicLong();
-        final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned);
+        final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned, local);
         // every key in state before the first failure: at the rate, all keys are seen within keys / rate seconds
         Thread.sleep(TimeUnit.SECONDS.toMillis(5) + keys * 1_000L / rate);
         final List<Long> recoveries = new ArrayList<>();
@@ -203,17 +213,57 @@ public final class ExactlyOnceHarness
             recoveries.add(firstView.get() - failedAt);
             Thread.sleep(3_000);
         }
+        final long storesReverted = job.mxBean().getLocallyRecoveredStores();
+        final long keysRewritten = job.mxBean().getLocallyRecoveredKeys();
         job.cancel();
         job.termination().get(1, TimeUnit.MINUTES);
         job.close();
+        final long updates = checkExactlyOnce(dir.resolve("out"), keys);
         recoveries.sort(Comparator.naturalOrder());
-        out.printf(Locale.ROOT, "recovery, %s, %,d keys (%,d B of state and %,d B in flight in the last " +
+        out.printf(Locale.ROOT, "committed output checked: %,d updates, every app's counts 1, 2, 3, ... with no gap " +
+            "or repeat%n", updates);
+        out.printf(Locale.ROOT, "recovery, %s%s, %,d keys (%,d B of state and %,d B in flight in the last " +
                 "checkpoint), %,d views/s, %d failures: failure to first view counted again, ms: median %.1f  " +
-                "min %.1f  max %.1f  all %s%n", unaligned ? "unaligned" : "aligned", keys, stateBytes, inFlightBytes,
+                "min %.1f  max %.1f  all %s%n", unaligned ? "unaligned" : "aligned", local ? String.format(Locale.ROOT,
+                ", local recovery (%d stores reverted, %,d keys rewritten)", storesReverted, keysRewritten) : "",
+            keys, stateBytes, inFlightBytes,
             rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,
             recoveries.get(recoveries.size() - 1) / 1e6,
             recoveries.stream().map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList());
         delete(dir);
+    }
+
+    /**
+     * Reads the committed output in commit order and checks that each app's counts are exactly 1, 2, 3, ...: every
+     * view counted once across the failures, nothing lost, nothing repeated.
+     *
+     * @return the updates read.
+     * @throws IllegalStateException naming the first app whose counts skip or repeat.
+     */
+    private static long checkExactlyOnce(final Path output, final int keys) throws java.io.IOException
+    {
+        final Codec<TimedAppCount> codec = CodecRegistry.withBuiltIns().codecFor(TimedAppCount.class);
+        final long[] last = new long[keys];
+        final long[] updates = new long[1];
+        for (final Path part : CommittedOutput.parts(output))
+        {
+            CommittedOutput.forEachRecordOf(part, codec, update ->
+            {
+                final int app = (int)update.appId();
+                if (update.count() != last[app] + 1)
+                {
+                    throw new IllegalStateException("app " + app + " counted " + update.count() + " after " +
+                        last[app] + " in " + part + ": the output is not exactly-once");
+                }
+                last[app] = update.count();
+                updates[0]++;
+            });
+        }
+        if (updates[0] == 0)
+        {
+            throw new IllegalStateException("no committed output in " + output);
+        }
+        return updates[0];
     }
 
     private static void delete(final Path dir) throws java.io.IOException

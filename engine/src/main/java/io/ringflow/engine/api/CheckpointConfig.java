@@ -22,6 +22,10 @@ import java.util.Objects;
  * <p>Keyed state: full snapshots by default; {@link Builder#incremental(boolean)} writes, for a backend that tracks
  * changes (Chronicle Map), only what changed since the last completed checkpoint, into files shared between
  * checkpoints, with a full snapshot at least every {@link Builder#fullSnapshotEvery(int)} checkpoints of a subtask.
+ *
+ * <p>Recovery: a restart reloads every subtask's keyed state from the checkpoint by default; {@link
+ * Builder#localRecovery(boolean)} keeps, for a backend that tracks changes, each subtask's store across the restart and
+ * rewrites in it only the keys changed since the checkpoint.
  */
 public final class CheckpointConfig
 {
@@ -37,9 +41,11 @@ public final class CheckpointConfig
     private final Duration alignedTimeout;
     private final boolean incremental;
     private final int fullSnapshotEvery;
+    private final boolean localRecovery;
 
     private CheckpointConfig(final Builder b)
     {
+        localRecovery = b.localRecovery;
         incremental = b.incremental;
         fullSnapshotEvery = b.fullSnapshotEvery;
         unaligned = b.unaligned;
@@ -118,6 +124,7 @@ public final class CheckpointConfig
             ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
             retained + ", retainOnCancel=" + retainOnCancel + ", unaligned=" + unaligned + ", alignedTimeout=" +
             alignedTimeout + ", incremental=" + incremental + ", fullSnapshotEvery=" + fullSnapshotEvery +
+            ", localRecovery=" + localRecovery +
             ", storage=" + storage.getClass().getSimpleName() + '}';
     }
 
@@ -137,6 +144,12 @@ public final class CheckpointConfig
     public boolean incremental()
     {
         return incremental;
+    }
+
+    /** @return whether a restart reverts kept keyed stores in place where it can, instead of reloading them. */
+    public boolean localRecovery()
+    {
+        return localRecovery;
     }
 
     /**
@@ -163,6 +176,7 @@ public final class CheckpointConfig
         private Duration alignedTimeout;
         private boolean incremental;
         private int fullSnapshotEvery = 10;
+        private boolean localRecovery;
 
         private Builder(final Duration interval)
         {
@@ -281,6 +295,24 @@ public final class CheckpointConfig
         public Builder incremental(final boolean value)
         {
             incremental = value;
+            return this;
+        }
+
+        /**
+         * @param value true for local recovery (default false): on a restart within this JVM (the job's restart
+         *              strategy), a subtask whose key groups are unchanged keeps its keyed store and rewrites in it
+         *              only the entries changed since the checkpoint restored, read from that checkpoint, instead of
+         *              loading every entry into a new store; the result is the same state. It needs a backend that
+         *              tracks changes (Chronicle Map): stores then record the keys each checkpoint interval changes, as
+         *              incremental snapshots do, which costs on every first write of a key in an interval. Subtasks
+         *              whose store cannot be reverted (the heap backend, a failure inside the store, a checkpoint the
+         *              store did not take) are restored in full, as without it. Operator state, timers and in-flight
+         *              records are always restored from the checkpoint.
+         * @return this
+         */
+        public Builder localRecovery(final boolean value)
+        {
+            localRecovery = value;
             return this;
         }
 

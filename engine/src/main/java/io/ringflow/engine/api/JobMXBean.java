@@ -63,6 +63,15 @@ public interface JobMXBean
     long getLateRecordsDropped();
 
     /**
+     * @return keyed stores reverted in place by restarts of this job (local recovery, {@code
+     *     CheckpointConfig.Builder#localRecovery}) instead of being restored in full; 0 when it is off.
+     */
+    long getLocallyRecoveredStores();
+
+    /** @return the (state, key) pairs those reverts rewrote from their checkpoints. */
+    long getLocallyRecoveredKeys();
+
+    /**
      * @return per ring of the running attempt, {@code channel: published P, consumed C}: the slots (records, and the
      *     few barriers and end-of-input markers) each side has moved since the attempt started; empty while no
      *     attempt runs. Read from the rings' sequences, so counting costs the record path nothing.

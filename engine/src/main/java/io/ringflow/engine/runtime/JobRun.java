@@ -72,6 +72,12 @@ public final class JobRun implements JobHandle
     /** The id of this run's first checkpoint: storage folders below it belong to earlier runs. */
     private final long firstCheckpointId;
 
+    /** @return the keyed stores kept across restarts for local recovery, or null when it is off. */
+    io.ringflow.engine.runtime.recovery.LocalKeyedStores localStores()
+    {
+        return deployer.localStores();
+    }
+
     /** @return records too late for every window and dropped, over every attempt. */
     long lateRecordsDropped()
     {
@@ -284,6 +290,10 @@ public final class JobRun implements JobHandle
         if (restartTimer != null)
         {
             restartTimer.shutdownNow();
+        }
+        if (deployer.localStores() != null)
+        {
+            deployer.localStores().closeAll();
         }
         failure = finalStatus == JobStatus.FAILED ? cause : null;
         status = finalStatus;

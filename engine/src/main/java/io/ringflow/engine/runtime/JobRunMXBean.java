@@ -156,6 +156,18 @@ final class JobRunMXBean implements JobMXBean
     }
 
     @Override
+    public long getLocallyRecoveredStores()
+    {
+        return handle.localStores() == null ? 0 : handle.localStores().storesReverted();
+    }
+
+    @Override
+    public long getLocallyRecoveredKeys()
+    {
+        return handle.localStores() == null ? 0 : handle.localStores().keysRewritten();
+    }
+
+    @Override
     public double getMaxRingFill()
     {
         final JobAttempt attempt = runningAttempt();

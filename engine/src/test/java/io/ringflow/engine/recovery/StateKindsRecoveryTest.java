@@ -104,7 +104,7 @@ class StateKindsRecoveryTest
     }
 
     /** Holds every kind of keyed state; throws once when armed. */
-    static final class AllKinds extends KeyedProcessFunction<Long, Long, Summary>
+    static class AllKinds extends KeyedProcessFunction<Long, Long, Summary>
     {
         private final AtomicBoolean armed;
         private MapState<Long, Long> countsByResidue;

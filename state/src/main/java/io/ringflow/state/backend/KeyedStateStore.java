@@ -265,6 +265,37 @@ public interface KeyedStateStore extends AutoCloseable
     void restore(List<KeyedSnapshotReader> snapshots);
 
     /**
+     * Local recovery: whether {@link #revertTo} can bring this store back to a checkpoint's barrier in place. Called
+     * after the store's task and every write of its snapshots have ended, before the store is handed to a new attempt.
+     *
+     * @param checkpointId a completed checkpoint.
+     * @return true when this store took that checkpoint's snapshot itself while tracking changes
+     *     ({@link #trackChanges}) and still knows every change since; false by default.
+     */
+    default boolean canRevertTo(final long checkpointId)
+    {
+        return false;
+    }
+
+    /**
+     * Local recovery: brings this store back to its state at a checkpoint's barrier, rewriting only the entries that
+     * changed since from that checkpoint's snapshots; afterwards it holds exactly what {@link #restore} from the same
+     * snapshots into a new store would hold. The states declared before stay declared: the next declaration of each
+     * (by the new attempt's operators) returns it, bound to the new descriptor's functions. No delta can be based on
+     * an earlier checkpoint afterwards, as after a restore. Same thread contract as {@link #restore}.
+     *
+     * @param checkpointId a checkpoint for which {@link #canRevertTo} is true.
+     * @param snapshots    that checkpoint's snapshots of this store's key groups (a chain merged first), as for
+     *                     {@link #restore}.
+     * @return the number of (state, key) pairs rewritten.
+     * @throws IllegalStateException when {@link #canRevertTo} is false.
+     */
+    default long revertTo(final long checkpointId, final List<KeyedSnapshotReader> snapshots)
+    {
+        throw new IllegalStateException(getClass().getSimpleName() + " cannot be reverted in place");
+    }
+
+    /**
      * The number of entries a snapshot taken now would hold at most: one per (state, key) for value, list, reducing
      * and aggregating states, one per (state, key, user key) for map states. Entries that expired but were not
      * touched since are counted until they are removed; restored states not declared yet are counted.

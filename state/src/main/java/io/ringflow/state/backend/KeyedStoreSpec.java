@@ -12,8 +12,9 @@ import java.util.Objects;
  * @param codecs         codecs for keys, values and the state types the user declares.
  * @param maxParallelism the job's number of key groups.
  * @param keyGroups      the key groups the subtask owns.
- * @param trackChanges   whether the store should track changed keys for incremental snapshots (the job takes them);
- *                       a backend that cannot ignores it and takes full snapshots.
+ * @param trackChanges   whether the store should track changed keys, for incremental snapshots or local recovery
+ *                       (the job uses them); a backend that cannot ignores it, takes full snapshots and is restored
+ *                       in full.
  */
 public record KeyedStoreSpec(
     String owner, CodecRegistry codecs, int maxParallelism, KeyGroupRange keyGroups, boolean trackChanges)

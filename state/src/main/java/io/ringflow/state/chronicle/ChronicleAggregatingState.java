@@ -19,7 +19,8 @@ import io.ringflow.state.keyed.AggregatingStateDescriptor;
 final class ChronicleAggregatingState<IN, ACC, OUT> extends ChronicleCellState<ACC>
     implements AggregatingState<IN, OUT>
 {
-    private final AggregateFunction<IN, ACC, OUT> function;
+    /** The declaration's function; replaced by {@link #rebind}. */
+    private AggregateFunction<IN, ACC, OUT> function;
 
     ChronicleAggregatingState(
         final ChronicleKeyedStateStore store, final StateMap map,
@@ -27,6 +28,14 @@ final class ChronicleAggregatingState<IN, ACC, OUT> extends ChronicleCellState<A
     {
         super(store, map, descriptor, codec, codec, maxEntrySize);
         this.function = descriptor.function();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void rebind(final io.ringflow.state.keyed.StateDescriptor redeclared)
+    {
+        super.rebind(redeclared);
+        function = ((AggregatingStateDescriptor<IN, ACC, OUT>)redeclared).function();
     }
 
     @Override

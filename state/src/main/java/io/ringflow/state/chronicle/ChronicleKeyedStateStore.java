@@ -202,6 +202,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private HotKeyFront[] fronts = new HotKeyFront[0];
     /** Whether value states may keep a read's lookup open for the write that follows; see {@link #holdLookups}. */
     private boolean holdLookups;
+    /**
+     * States declared before the last {@link #revertTo}, by name, whose next declaration (a new attempt's) hands them
+     * its functions ({@link ChronicleState#rebind}). Task thread.
+     */
+    private final java.util.Set<String> rebinding = new java.util.HashSet<>();
 
     /**
      * A store for every key group of the default maximum parallelism, with the built-in codecs.
@@ -357,6 +362,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         if (existing != null)
         {
             StateCompatibility.checkRedeclared(existing.descriptor(), descriptor);
+            if (rebinding.remove(descriptor.name()))
+            {
+                existing.rebind(descriptor);
+            }
             return (S)existing;
         }
         StateMap map = maps.get(descriptor.name());
@@ -586,6 +595,183 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             config.hotKeyCapacity(false, tracking) > 0 ? config.hotKeyCapacity(true, tracking) : 0);
         // no delta can be based on a snapshot from before the restore: the restored entries are not changes
         bases.forgetAll(maps.values());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>True when this store took that checkpoint's snapshot while tracking changes, no restore or forgetting came
+     * after ({@link IncrementalBases#isBase}: every change since is known), and no snapshot of it is still pending (a
+     * pending one would keep preserving old values for a flusher that no longer runs).
+     */
+    @Override
+    public boolean canRevertTo(final long checkpointId)
+    {
+        if (closed || !bases.isBase(checkpointId))
+        {
+            return false;
+        }
+        for (final StateMap map : maps.values())
+        {
+            if (map.hasPending())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The keys changed since the barrier are what a delta against it would hold: each map's change sets since, and
+     * the keys its value state's hot-key front stamped since (see {@link HotKeyFront}). Each is first removed through
+     * its declared state's {@code clear()} (front and map, by the paths every update takes), then its entries at the
+     * barrier are inserted from the snapshots into the map ({@link SnapshotRestore#insertOnly}); every other entry is
+     * left as it is, which is right because it did not change since the barrier. O(changed keys + entries in the
+     * snapshots read); the snapshots are scanned, not inserted.
+     */
+    @Override
+    public long revertTo(final long checkpointId, final List<KeyedSnapshotReader> snapshots)
+    {
+        releaseHeld();
+        checkOpen();
+        if (!canRevertTo(checkpointId))
+        {
+            throw new IllegalStateException(this + " cannot be reverted to checkpoint " + checkpointId + ": " +
+                (bases.isBase(checkpointId) ? "a snapshot of it is still pending" :
+                "it did not take that snapshot while tracking changes, or forgot them since"));
+        }
+        final Map<String, java.util.Set<PreservedKey>> changed = new LinkedHashMap<>();
+        final EncodedBytes encoded = new EncodedBytes(64);
+        for (final StateMap map : maps.values())
+        {
+            final java.util.Set<PreservedKey> keysOf = map.allChangesSince(checkpointId);
+            final ChronicleState state = declared.get(map.name());
+            if (state != null)
+            {
+                state.forEachFrontKeyChangedSince(checkpointId,
+                    key -> keysOf.add(PreservedKey.copyOf(keys.encodeKey(key, encoded, map.name()))));
+            }
+            if (!keysOf.isEmpty())
+            {
+                changed.put(map.name(), keysOf);
+            }
+        }
+        long reverted = 0;
+        for (final java.util.Set<PreservedKey> keysOf : changed.values())
+        {
+            reverted += keysOf.size();
+        }
+        // nothing written from here on is a change against anything (every change set is dropped at the end, as a
+        // restore does), so none is recorded
+        final List<StateMap> paused = new java.util.ArrayList<>();
+        for (final StateMap map : maps.values())
+        {
+            if (map.pauseChanges())
+            {
+                paused.add(map);
+            }
+        }
+        try
+        {
+            // 1. a key whose stored value is replaced whole by its checkpoint entry is overwritten in place; one that
+            // is in a hot-key front (which would shadow the map), or of a map state (whose entries are joined into
+            // its stored value) or an undeclared one, is removed first
+            final Map<String, java.util.Set<PreservedKey>> intoFront = new java.util.HashMap<>();
+            final java.util.Set<String> removeFound = new java.util.HashSet<>();
+            for (final Map.Entry<String, java.util.Set<PreservedKey>> entry : changed.entrySet())
+            {
+                final ChronicleState state = declared.get(entry.getKey());
+                final StateMap map = maps.get(entry.getKey());
+                final boolean whole = state != null && state.descriptor().kind() != StateKind.MAP;
+                final boolean front = state instanceof ChronicleValueState<?> value && value.front() != null;
+                if (whole)
+                {
+                    removeFound.add(entry.getKey());
+                }
+                if (whole && !front)
+                {
+                    continue;
+                }
+                final java.util.Set<PreservedKey> cleared = new java.util.HashSet<>();
+                for (final PreservedKey key : entry.getValue())
+                {
+                    copyInto(key, encoded);
+                    if (state == null)
+                    {
+                        // not declared since it was restored: no front and no state handle, so only its map holds it
+                        map.remove(encoded);
+                        continue;
+                    }
+                    final Object userKey = decodeKey(key, encoded);
+                    if (front && !((ChronicleValueState<?>)state).frontHolds(userKey))
+                    {
+                        continue;
+                    }
+                    setCurrentKey(userKey, key.keyGroup());
+                    state.clear();
+                    cleared.add(key);
+                }
+                if (front)
+                {
+                    intoFront.put(entry.getKey(), cleared);
+                }
+            }
+            setCurrentKey(null);
+            for (final ChronicleState state : declared.values())
+            {
+                state.forgetRememberedEntries();
+            }
+            // 2. every changed key's entries at the checkpoint; counters taken out of a front go back into it while it
+            // has room, as a restore's do, the rest into the maps. A key of a state in removeFound leaves its set once
+            // found, so what is left there is what the checkpoint did not hold
+            restore.insertOnly(snapshots, changed, maps::get, removeFound, name ->
+                declared.get(name) instanceof ChronicleValueState<?> value &&
+                keys.keyCodec() == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE ? value : null,
+                intoFront::get);
+            // 3. keys the checkpoint did not hold, and that still have a value: removed
+            for (final String name : removeFound)
+            {
+                final ChronicleState state = declared.get(name);
+                for (final PreservedKey key : changed.get(name))
+                {
+                    copyInto(key, encoded);
+                    setCurrentKey(decodeKey(key, encoded), key.keyGroup());
+                    state.clear();
+                }
+            }
+            setCurrentKey(null);
+            for (final ChronicleState state : declared.values())
+            {
+                state.forgetRememberedEntries();
+            }
+        }
+        finally
+        {
+            for (final StateMap map : paused)
+            {
+                map.trackChanges();
+            }
+        }
+        // the reverted entries are not changes against anything: start again as a restore does
+        bases.forgetAll(maps.values());
+        rebinding.addAll(declared.keySet());
+        return reverted;
+    }
+
+    private static void copyInto(final PreservedKey key, final EncodedBytes into)
+    {
+        into.ensureCapacity(key.length());
+        System.arraycopy(key.bytes(), 0, into.array(), 0, key.length());
+        into.length(key.length());
+    }
+
+    /** @return the user key of a stored key, copied into {@code encoded} first. */
+    private Object decodeKey(final PreservedKey key, final EncodedBytes encoded)
+    {
+        return keys.keyCodec().decode(encoded.buffer(), StoredKeyLayout.KEY_OFFSET,
+            key.length() - StoredKeyLayout.KEY_OFFSET);
     }
 
     /**

@@ -15,7 +15,8 @@ import io.ringflow.state.keyed.ReducingStateDescriptor;
  */
 final class ChronicleReducingState<T> extends ChronicleCellState<T> implements ReducingState<T>
 {
-    private final ReduceFunction<T> function;
+    /** The declaration's function; replaced by {@link #rebind}. */
+    private ReduceFunction<T> function;
 
     ChronicleReducingState(
         final ChronicleKeyedStateStore store, final StateMap map, final ReducingStateDescriptor<T> descriptor,
@@ -23,6 +24,14 @@ final class ChronicleReducingState<T> extends ChronicleCellState<T> implements R
     {
         super(store, map, descriptor, codec, codec, maxEntrySize);
         this.function = descriptor.function();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void rebind(final io.ringflow.state.keyed.StateDescriptor redeclared)
+    {
+        super.rebind(redeclared);
+        function = ((ReducingStateDescriptor<T>)redeclared).function();
     }
 
     @Override

@@ -21,11 +21,12 @@ abstract class ChronicleState implements State
 {
     final ChronicleKeyedStateStore store;
     final StateMap map;
-    final StateDescriptor descriptor;
+    /** The declaration; replaced only by {@link #rebind}. */
+    StateDescriptor descriptor;
     /** The codec of {@link StateDescriptor#valueType()}. */
     final Codec<Object> valueCodec;
-    /** The time-to-live, or null. */
-    final StateTtlConfig ttl;
+    /** The time-to-live, or null; replaced only by {@link #rebind} (null stays null: redeclarations agree on it). */
+    StateTtlConfig ttl;
     /** Bytes of the time-to-live prefix of each value: 0 or {@link TtlValues#PREFIX_LENGTH}. */
     final int prefix;
     final int maxEntrySize;
@@ -121,6 +122,38 @@ abstract class ChronicleState implements State
      */
     void writeBackFront()
     {
+    }
+
+    /**
+     * Local recovery: hands over the keys of this state's hot-key front changed after {@code checkpointId}'s barrier
+     * ({@link HotKeyFront#forEachKeyChangedSince}); nothing without a front.
+     *
+     * @param checkpointId a barrier taken while changes were tracked.
+     * @param keys         takes each such key, boxed.
+     */
+    void forEachFrontKeyChangedSince(final long checkpointId, final java.util.function.Consumer<Object> keys)
+    {
+    }
+
+    /**
+     * Local recovery wrote this state's map directly: forget anything remembered about its entries (a value state's
+     * last probed key). Task thread (or the thread that reverts the store, before a task thread uses it again).
+     */
+    void forgetRememberedEntries()
+    {
+    }
+
+    /**
+     * A new attempt of the job declared this state again, with a descriptor {@link
+     * io.ringflow.state.snapshot.StateCompatibility#checkRedeclared} accepted: the state takes its functions and
+     * time-to-live clock, so no user object of the failed attempt is called again.
+     *
+     * @param redeclared the new attempt's descriptor.
+     */
+    void rebind(final StateDescriptor redeclared)
+    {
+        descriptor = redeclared;
+        ttl = redeclared.ttlConfig();
     }
 
     /** Drops this state's hot-key front without writing it back: the store is closing. Task thread. */

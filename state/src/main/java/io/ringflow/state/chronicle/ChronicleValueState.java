@@ -33,7 +33,8 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
  */
 final class ChronicleValueState<T> extends ChronicleCellState<T> implements ValueState<T>
 {
-    private final T defaultValue;
+    /** The declaration's default; replaced by {@link #rebind}. */
+    private T defaultValue;
     /** The hot-key front, or null when disabled or the state has a time-to-live. */
     private final HotKeyFront front;
     /** The most bytes the value codec writes, or -1 when that depends on the value. */
@@ -421,6 +422,63 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
     }
 
+    @Override
+    void forEachFrontKeyChangedSince(final long checkpointId, final java.util.function.Consumer<Object> keys)
+    {
+        if (front != null)
+        {
+            front.forEachKeyChangedSince(checkpointId, keys);
+        }
+    }
+
+    /**
+     * @param key a key of this store's type.
+     * @return whether this state's hot-key front holds it. Task thread.
+     */
+    boolean frontHolds(final Object key)
+    {
+        return front != null && front.get(key) != null;
+    }
+
+    /**
+     * Local recovery: gives a key, removed from this state before, its value at the checkpoint, into the hot-key front
+     * when the front holds {@code Long} counters of the built-in codec and has room (no map write, as a restore's
+     * counters go straight into the front); else does nothing.
+     *
+     * @param key   a key this state holds nowhere now.
+     * @param value its value at the checkpoint, as the built-in codec reads its 8 bytes.
+     * @return whether the front took it; false leaves it to the caller, for the map.
+     */
+    boolean revertIntoFront(final long key, final long value)
+    {
+        if (front == null || !front.holdsLongs() || !front.hasRoom() || value == HotKeyFront.NO_LONG ||
+            valueCodec != (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE)
+        {
+            return false;
+        }
+        front.insert(key, value, Long.BYTES, false);
+        return true;
+    }
+
+    @Override
+    void forgetRememberedEntries()
+    {
+        probedKey = null;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void rebind(final io.ringflow.state.keyed.StateDescriptor redeclared)
+    {
+        super.rebind(redeclared);
+        final ValueStateDescriptor<T> value = (ValueStateDescriptor<T>)redeclared;
+        defaultValue = value.defaultValue();
+        if (longView != null)
+        {
+            ((LongView)longView).defaultLong = LongValueState.defaultOf((ValueStateDescriptor<Long>)redeclared);
+        }
+    }
+
     /** @return the hot-key front, or null: for the store's key hints, and for tests. */
     HotKeyFront front()
     {
@@ -434,7 +492,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      */
     private final class LongView implements LongValueState
     {
-        private final long defaultLong;
+        private long defaultLong;
 
         LongView(final long defaultLong)
         {

@@ -495,6 +495,30 @@ final class CopyOnWriteLongTable
         }
     }
 
+    /**
+     * Hands over every key whose change stamp is {@code since} or later: changed after that barrier (local recovery
+     * reverts them). A key without a stamp is not handed over. O(slots); task thread.
+     *
+     * @param since a checkpoint id.
+     * @param keys  takes each such key.
+     */
+    void forEachStampedSince(final long since, final java.util.function.LongConsumer keys)
+    {
+        final long[] entries = this.entries;
+        final long[] stamps = this.stamps;
+        if (stamps == null)
+        {
+            return;
+        }
+        for (int slot = 0; slot < stamps.length; slot++)
+        {
+            if (entries[2 * slot + 1] != MISSING && stamps[slot] != MISSING && stamps[slot] >= since)
+            {
+                keys.accept(entries[2 * slot]);
+            }
+        }
+    }
+
     /** @return the keys held. */
     int size()
     {

@@ -444,6 +444,43 @@ final class HotKeyFront
         return true;
     }
 
+    /**
+     * Hands over every key here changed after {@code checkpointId}'s barrier: stamped with it or later (see the class
+     * documentation), the front's share of what a delta against that checkpoint would hold. Keys that left the front
+     * since are not here: the map recorded them as changed when they left. Nothing when changes are not tracked.
+     * Task thread; the caller changes the front only once this returns.
+     *
+     * @param checkpointId a barrier taken while changes were tracked.
+     * @param keys         takes each such key, boxed.
+     */
+    void forEachKeyChangedSince(final long checkpointId, final java.util.function.Consumer<Object> keys)
+    {
+        if (longLongs != null)
+        {
+            longLongs.forEachStampedSince(checkpointId, key -> keys.accept(key));
+        }
+        else if (longStamps != null)
+        {
+            longStamps.forEachLong((key, stamp) ->
+            {
+                if (stamp >= checkpointId)
+                {
+                    keys.accept(key);
+                }
+            });
+        }
+        else if (objectStamps != null)
+        {
+            objectStamps.forEachLong((key, stamp) ->
+            {
+                if (stamp >= checkpointId)
+                {
+                    keys.accept(key);
+                }
+            });
+        }
+    }
+
     /** A key removed from here had a map entry, removed with it. */
     void unshadow()
     {

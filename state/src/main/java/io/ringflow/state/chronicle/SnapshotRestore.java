@@ -72,6 +72,51 @@ final class SnapshotRestore
      */
     void restore(final List<KeyedSnapshotReader> snapshots, final int maxKeptLongs)
     {
+        insert(snapshots, maxKeptLongs, restoredMap, null);
+    }
+
+    /**
+     * Local recovery's second step: inserts, from the snapshots, only the entries of the (state, key) pairs given,
+     * into the maps they already have, the way {@link #restore} inserts them (as stored bytes; counters too, none kept
+     * out of a map). The caller removed every given pair first, from the maps and the hot-key fronts, so nothing is
+     * shadowed and a map state's entries join a fresh stored value.
+     *
+     * @param snapshots the full snapshots of the checkpoint being reverted to.
+     * @param only      per state name, the stored keys to insert; a state not named here is skipped whole.
+     * @param mapOf     a state's existing map by name; null when the store has none (its entries are skipped: they
+     *                  cannot be among the keys given).
+     * @return the entries inserted (a map state's entries counted one by one).
+     */
+    long insertOnly(final List<KeyedSnapshotReader> snapshots,
+        final java.util.Map<String, java.util.Set<PreservedKey>> only, final Function<String, StateMap> mapOf,
+        final java.util.Set<String> removeFound, final Function<String, ChronicleValueState<?>> countersOf,
+        final Function<String, java.util.Set<PreservedKey>> intoFrontOf)
+    {
+        return insert(snapshots, 0, meta -> only.containsKey(meta.name()) ? mapOf.apply(meta.name()) : null,
+            new Filter(only, removeFound, countersOf, intoFrontOf));
+    }
+
+    /**
+     * Local recovery's choice of entries.
+     *
+     * @param only        per state, the keys to insert.
+     * @param removeFound states whose keys leave their set of {@code only} once found (each key has one entry).
+     * @param countersOf  the declared value state of a state of counters, whose front may take its entries
+     *                    ({@link ChronicleValueState#revertIntoFront}); null for none.
+     * @param intoFrontOf per state, the keys taken out of its front, which may go back there; null for none.
+     */
+    private record Filter(java.util.Map<String, java.util.Set<PreservedKey>> only, java.util.Set<String> removeFound,
+        Function<String, ChronicleValueState<?>> countersOf, Function<String, java.util.Set<PreservedKey>> intoFrontOf)
+    {
+    }
+
+    /** @param filter local recovery's choice of entries; null for every entry. */
+    private long insert(final List<KeyedSnapshotReader> snapshots, final int maxKeptLongs,
+        final Function<StateMeta, StateMap> targetOf, final Filter filter)
+    {
+        final java.util.Map<String, java.util.Set<PreservedKey>> only = filter == null ? null : filter.only();
+        final long[] inserted = new long[1];
+        final PreservedKey probe = new PreservedKey();
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
         for (final KeyedSnapshotReader snapshot : snapshots)
@@ -80,23 +125,58 @@ final class SnapshotRestore
             final List<StateMeta> metas = snapshot.states();
             final StateMap[] targets = new StateMap[metas.size()];
             final boolean[] counters = new boolean[metas.size()];
+            @SuppressWarnings("unchecked")
+            final java.util.Set<PreservedKey>[] wanted = new java.util.Set[metas.size()];
+            // with a filter, a state not in it has no target and is skipped whole
+            final boolean[] skipped = new boolean[metas.size()];
+            final ChronicleValueState<?>[] fronts = new ChronicleValueState<?>[metas.size()];
+            @SuppressWarnings("unchecked")
+            final java.util.Set<PreservedKey>[] intoFront = new java.util.Set[metas.size()];
+            final boolean[] removeFound = new boolean[metas.size()];
             for (int i = 0; i < counters.length; i++)
             {
                 counters[i] = maxKeptLongs > 0 && holdsCounters(metas.get(i));
+                if (filter != null)
+                {
+                    final String name = metas.get(i).name();
+                    wanted[i] = only.get(name);
+                    targets[i] = wanted[i] == null ? null : targetOf.apply(metas.get(i));
+                    skipped[i] = targets[i] == null;
+                    removeFound[i] = filter.removeFound().contains(name);
+                    fronts[i] = holdsCounters(metas.get(i)) ? filter.countersOf().apply(name) : null;
+                    intoFront[i] = fronts[i] == null ? null : filter.intoFrontOf().apply(name);
+                }
             }
             snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
                 valueOffset, valueLength) ->
             {
+                if (skipped[stateIndex])
+                {
+                    return;
+                }
                 StateMap target = targets[stateIndex];
                 if (target == null)
                 {
-                    target = restoredMap.apply(metas.get(stateIndex));
+                    target = targetOf.apply(metas.get(stateIndex));
                     targets[stateIndex] = target;
                 }
                 key.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
                 StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
                 bytes.getBytes(keyOffset, key.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
                 key.length(StoredKeyLayout.KEY_OFFSET + keyLength);
+                if (wanted[stateIndex] != null && !(removeFound[stateIndex] ?
+                    wanted[stateIndex].remove(probe.wrap(key)) : wanted[stateIndex].contains(probe.wrap(key))))
+                {
+                    return;
+                }
+                inserted[0]++;
+                if (fronts[stateIndex] != null && intoFront[stateIndex] != null && keyLength == Long.BYTES &&
+                    valueLength == Long.BYTES && intoFront[stateIndex].contains(probe) &&
+                    keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(bytes.getLong(keyOffset)), maxParallelism) &&
+                    fronts[stateIndex].revertIntoFront(bytes.getLong(keyOffset), bytes.getLong(valueOffset)))
+                {
+                    return;
+                }
                 if (metas.get(stateIndex).kind() == StateKind.MAP)
                 {
                     restoreMapEntry(target, key, bytes, subKeyOffset, subKeyLength, valueOffset, valueLength, value);
@@ -125,6 +205,7 @@ final class SnapshotRestore
                 target.put(key, value);
             });
         }
+        return inserted[0];
     }
 
     /** @return whether a restored state may be one of {@code Long} counters (its entries' lengths are checked too). */

@@ -405,6 +405,19 @@ final class StateMap
         }
     }
 
+    /**
+     * Stops recording changes until {@link #trackChanges} (local recovery's rewrite, whose writes are no changes),
+     * dropping the current interval's. Task thread.
+     *
+     * @return whether changes were tracked.
+     */
+    boolean pauseChanges()
+    {
+        final boolean tracked = changes != null;
+        changes = null;
+        return tracked;
+    }
+
     /** @return whether changes are tracked, for incremental snapshots. Task thread. */
     boolean tracksChanges()
     {
@@ -442,6 +455,20 @@ final class StateMap
             }
         }
         return since;
+    }
+
+    /**
+     * @param baseCheckpointId a snapshot taken earlier, a possible base.
+     * @return a new set of every key changed since its barrier, the current interval included. Task thread.
+     */
+    Set<PreservedKey> allChangesSince(final long baseCheckpointId)
+    {
+        final Set<PreservedKey> all = new HashSet<>(changes == null ? Set.of() : changes);
+        for (final Set<PreservedKey> interval : changesSince(baseCheckpointId))
+        {
+            all.addAll(interval);
+        }
+        return all;
     }
 
     /**
@@ -609,6 +636,12 @@ final class StateMap
     boolean hasRestoredLongs()
     {
         return restoredLongs != null;
+    }
+
+    /** @return whether a snapshot that includes this state is still pending (neither flushed nor released). */
+    boolean hasPending()
+    {
+        return pending.length > 0;
     }
 
     /** @param snapshot a snapshot that includes this state, taken on the task thread. */

@@ -16,6 +16,7 @@ import io.ringflow.engine.graph.PartitionKind;
 import io.ringflow.engine.graph.StreamEdge;
 import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
+import io.ringflow.engine.runtime.recovery.LocalKeyedStores;
 import io.ringflow.engine.runtime.recovery.RestoreSpec;
 import io.ringflow.engine.runtime.recovery.StateRestorer;
 import io.ringflow.engine.runtime.task.ChainingOutput;
@@ -40,6 +41,7 @@ import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.codec.MissingCodecException;
+import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 
 import java.util.ArrayList;
@@ -63,6 +65,8 @@ public final class Deployer
     private final String jobName;
     private final JobConfig config;
     private final CodecRegistry codecs;
+    /** Local recovery: keyed stores of failed attempts, for the next attempt of the run; null when off. */
+    private final LocalKeyedStores localStores;
 
     /**
      * @param jobName the job's name.
@@ -74,6 +78,14 @@ public final class Deployer
         this.jobName = jobName;
         this.config = config;
         this.codecs = codecs;
+        this.localStores = config.checkpointing() != null && config.checkpointing().localRecovery() ?
+            new LocalKeyedStores() : null;
+    }
+
+    /** @return the keyed stores kept across this run's restarts (local recovery), or null when it is off. */
+    public LocalKeyedStores localStores()
+    {
+        return localStores;
     }
 
     /**
@@ -127,7 +139,7 @@ public final class Deployer
         {
             CompilerDirectives.installOnce();
         }
-        final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config);
+        final StateRestorer restorer = restore == null ? null : new StateRestorer(restore, config, localStores);
         if (restorer != null)
         {
             restorer.checkAllStateIsClaimed(graph.nodes());
@@ -145,7 +157,8 @@ public final class Deployer
             }
         }
 
-        final JobAttempt execution = new JobAttempt(jobName, config.checkpointing(), firstCheckpoint, storage);
+        final JobAttempt execution = new JobAttempt(jobName, config.checkpointing(), firstCheckpoint, storage,
+            localStores);
         // Wake-up signals of the consumer subtasks, for the BLOCK idle strategy.
         final Map<StreamNode, ParkingSignal[]> signals = new HashMap<>();
         for (final StreamNode head : chains.keySet())
@@ -190,6 +203,11 @@ public final class Deployer
         try
         {
             buildTasks(execution, chains, channels, edgeCodecs, signals, restorer, new Specializer(config));
+            if (localStores != null)
+            {
+                // stores of subtasks this attempt does not have (another parallelism, operator or uid)
+                localStores.closeUntaken();
+            }
         }
         catch (final RuntimeException ex)
         {
@@ -231,6 +249,7 @@ public final class Deployer
                 final int cpu = cpus == null ? -1 : cpus[nextCpu++ % cpus.length];
                 final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu,
                     restorer, specializer);
+                task.forgetChangesAtCompletion(localStores != null && !config.checkpointing().incremental());
                 final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
                 thread.setDaemon(false);
                 execution.addTask(task, thread);
@@ -306,7 +325,8 @@ public final class Deployer
             final Output output = sides.isEmpty() ? combine(mainOutputs, specializer) : specializer.output(
                 io.ringflow.engine.runtime.task.SideOutputWatermarks.class, combine(mainOutputs, specializer),
                 sides.values().toArray(new Output[0]));
-            final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask) : null;
+            final KeyedStateStore keyedStore = node.keyedState() ? keyedStore(execution, node, subtask, restorer) :
+                null;
             chain[i] = OperatorTranslator.create(node, subtask, specializer, output, keyedStore);
             operators.put(node, chain[i]);
             final OperatorStateStore operatorStore = new OperatorStateStore(codecs);
@@ -405,13 +425,35 @@ public final class Deployer
         }
     }
 
-    /** Creates one subtask's keyed store in the configured backend; the execution closes it at the end. */
-    private KeyedStateStore keyedStore(final JobAttempt execution, final StreamNode node, final int subtask)
+    /**
+     * One subtask's keyed store: with local recovery, the store the failed attempt's same subtask left, when it can be
+     * reverted to the checkpoint restored (the restorer then reverts it); else a new one in the configured backend.
+     * The execution closes it at the end, or keeps it for the next attempt if it fails (local recovery).
+     */
+    private KeyedStateStore keyedStore(final JobAttempt execution, final StreamNode node, final int subtask,
+        final StateRestorer restorer)
     {
+        final KeyGroupRange range = KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
+        if (localStores != null)
+        {
+            final KeyedStateStore kept = localStores.take(node.uid(), subtask, range);
+            if (kept != null && restorer != null && kept.canRevertTo(restorer.checkpointId()))
+            {
+                execution.keepOnFailure(node.uid(), subtask, range, kept);
+                return kept;
+            }
+            if (kept != null)
+            {
+                LOG.log(System.Logger.Level.INFO, () -> node.describe() + " subtask " + subtask + " is restored in " +
+                    "full: its kept store cannot be reverted to " + (restorer == null ? "a fresh start" :
+                    "checkpoint " + restorer.checkpointId()));
+                kept.close();
+            }
+        }
         final KeyedStoreSpec spec = new KeyedStoreSpec(
-            node.describe() + " subtask " + subtask, codecs, config.maxParallelism(),
-            KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism()),
-            config.checkpointing() != null && config.checkpointing().incremental());
+            node.describe() + " subtask " + subtask, codecs, config.maxParallelism(), range,
+            config.checkpointing() != null && (config.checkpointing().incremental() ||
+                config.checkpointing().localRecovery()));
         final KeyedStateStore store;
         try
         {
@@ -421,7 +463,14 @@ public final class Deployer
         {
             throw new InvalidJobException(ex.getMessage(), ex);
         }
-        execution.closeAtEnd(store);
+        if (localStores != null)
+        {
+            execution.keepOnFailure(node.uid(), subtask, range, store);
+        }
+        else
+        {
+            execution.closeAtEnd(store);
+        }
         return store;
     }
 

@@ -8,11 +8,14 @@ import io.ringflow.engine.channel.RingChannel;
 import io.ringflow.engine.checkpoint.CheckpointCoordinator;
 import io.ringflow.engine.checkpoint.CheckpointGateway;
 import io.ringflow.engine.checkpoint.CheckpointedJob;
+import io.ringflow.engine.runtime.recovery.LocalKeyedStores;
 import io.ringflow.engine.runtime.task.SnapshotFlusher;
 import io.ringflow.engine.runtime.task.Task;
 import io.ringflow.engine.runtime.task.TaskHost;
 import io.ringflow.engine.runtime.task.TaskMail;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CheckpointStorage;
+import io.ringflow.state.keyed.KeyGroupRange;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -55,6 +58,15 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
     private final SnapshotFlusher flusher;
     /** State stores and other resources, closed once every task thread and the flusher have stopped. */
     private final List<AutoCloseable> closeAtEnd = new CopyOnWriteArrayList<>();
+    /** Keyed stores offered to the run's next attempt if this one fails (local recovery), else closed with the rest. */
+    private final List<KeptStore> keepOnFailure = new CopyOnWriteArrayList<>();
+    /** Where {@link #keepOnFailure} goes; null without local recovery. */
+    private final LocalKeyedStores localStores;
+
+    /** A keyed store and the subtask it belongs to. */
+    private record KeptStore(String uid, int subtask, KeyGroupRange range, KeyedStateStore store)
+    {
+    }
     private volatile boolean stopping;
     /** Set by a stop-with-savepoint before its barrier is requested; read by sources each cycle. */
     private volatile long stopSourcesAfter = Long.MAX_VALUE;
@@ -71,7 +83,21 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
     public JobAttempt(final String jobName, final CheckpointConfig checkpointing, final long firstCheckpoint,
         final CheckpointStorage storage)
     {
+        this(jobName, checkpointing, firstCheckpoint, storage, null);
+    }
+
+    /**
+     * @param jobName         the job's name.
+     * @param checkpointing   periodic checkpoints, or null for checkpoints on demand only.
+     * @param firstCheckpoint the id of this attempt's first checkpoint.
+     * @param storage         where checkpoints go, shared by the attempts of a run.
+     * @param localStores     where keyed stores go when this attempt fails, for local recovery; null for none.
+     */
+    public JobAttempt(final String jobName, final CheckpointConfig checkpointing, final long firstCheckpoint,
+        final CheckpointStorage storage, final LocalKeyedStores localStores)
+    {
         this.jobName = jobName;
+        this.localStores = localStores;
         this.coordinator = new CheckpointCoordinator(this, checkpointing, firstCheckpoint, storage);
         this.flusher = new SnapshotFlusher(jobName, coordinator);
     }
@@ -94,6 +120,20 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
     void closeAtEnd(final AutoCloseable resource)
     {
         closeAtEnd.add(resource);
+    }
+
+    /**
+     * A keyed store, closed when the attempt has terminated like {@link #closeAtEnd} resources, except when the
+     * attempt failed and local recovery is on: then it goes to the run's next attempt ({@link LocalKeyedStores}).
+     *
+     * @param uid     its operator's uid.
+     * @param subtask its subtask index.
+     * @param range   the key groups it holds.
+     * @param store   the store.
+     */
+    void keepOnFailure(final String uid, final int subtask, final KeyGroupRange range, final KeyedStateStore store)
+    {
+        keepOnFailure.add(new KeptStore(uid, subtask, range, store));
     }
 
     /** Starts the coordinator, then every task thread; a failure to start stops what did start. */
@@ -169,14 +209,31 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
 
     private void closeResources()
     {
+        boolean flusherEnded = false;
         try
         {
             // a snapshot being written may still read a store: let the flusher stop first
-            flusher.awaitTermination(1, TimeUnit.MINUTES);
+            flusherEnded = flusher.awaitTermination(1, TimeUnit.MINUTES);
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
+        }
+        // a store is offered to the next attempt only when nothing of this one can touch it again, and the failure
+        // cannot have left it half-changed: an Error (out of memory, a stack overflow inside the store) may have
+        // stopped a write midway
+        final boolean keep = localStores != null && flusherEnded && failure.get() != null &&
+            !causedByError(failure.get());
+        for (final KeptStore kept : keepOnFailure)
+        {
+            if (keep)
+            {
+                localStores.keep(kept.uid(), kept.subtask(), kept.range(), kept.store());
+            }
+            else
+            {
+                closeAtEnd.add(kept.store());
+            }
         }
         for (final AutoCloseable resource : closeAtEnd)
         {
@@ -189,6 +246,26 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
                 LOG.log(Level.WARNING, "could not close " + resource + " of job '" + jobName + "'", ex);
             }
         }
+    }
+
+    private static boolean causedByError(final Throwable failure)
+    {
+        final java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable cause = failure; cause != null && seen.add(cause); cause = cause.getCause())
+        {
+            if (cause instanceof Error)
+            {
+                return true;
+            }
+            for (final Throwable suppressed : cause.getSuppressed())
+            {
+                if (suppressed instanceof Error)
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------------------------------------ fate

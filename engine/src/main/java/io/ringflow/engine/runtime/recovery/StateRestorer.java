@@ -40,11 +40,26 @@ public final class StateRestorer
     private final CheckpointMetadata checkpoint;
     private final JobConfig config;
 
-    public StateRestorer(final RestoreSpec spec, final JobConfig config)
+    /** Counts local recoveries; null when local recovery is off. */
+    private final LocalKeyedStores localStores;
+
+    /**
+     * @param spec        what to restore from.
+     * @param config      the job's settings.
+     * @param localStores where reverts in place are counted (local recovery), or null when it is off.
+     */
+    public StateRestorer(final RestoreSpec spec, final JobConfig config, final LocalKeyedStores localStores)
     {
         this.spec = spec;
         this.checkpoint = spec.checkpoint();
         this.config = config;
+        this.localStores = localStores;
+    }
+
+    /** @return the id of the checkpoint restored from. */
+    public long checkpointId()
+    {
+        return checkpoint.checkpointId();
     }
 
     /**
@@ -134,11 +149,25 @@ public final class StateRestorer
             ((SourceOperator)operator).restorePosition(positions.get(subtask));
         }
         final OperatorState state = checkpoint.operators().get(node.uid());
+        if (keyedStore != null && keyedStore.canRevertTo(checkpoint.checkpointId()))
+        {
+            // local recovery: the failed attempt's store, which took this checkpoint's snapshot itself (so the key
+            // groups are the same); the checkpoint may hold no keyed state for it (empty then), still reverted
+            final List<KeyedSnapshotReader> readers = state == null ? List.of() : keyedReaders(node, subtask, state);
+            final long rewritten = keyedStore.revertTo(checkpoint.checkpointId(), readers);
+            if (localStores != null)
+            {
+                localStores.reverted(rewritten);
+            }
+        }
+        else if (state != null)
+        {
+            restoreKeyed(node, subtask, keyedStore, state);
+        }
         if (state == null)
         {
             return;
         }
-        restoreKeyed(node, subtask, keyedStore, state);
         restoreOperatorState(node, subtask, operatorStore, state);
     }
 
@@ -200,6 +229,13 @@ public final class StateRestorer
                 "parallelism " + state.maxParallelism() + " and keyed state cannot be restored with " +
                 config.maxParallelism() + ": set JobConfig maxParallelism back to " + state.maxParallelism());
         }
+        keyedStore.restore(keyedReaders(node, subtask, state));
+    }
+
+    /** @return the checkpoint's keyed snapshots of the key groups the subtask owns, a chain merged into one. */
+    private List<KeyedSnapshotReader> keyedReaders(final StreamNode node, final int subtask,
+        final OperatorState state)
+    {
         final KeyGroupRange mine = KeyGroups.rangeOf(subtask, config.maxParallelism(), node.parallelism());
         final List<KeyedSnapshotReader> readers = new ArrayList<>();
         for (int old = 0; old < state.parallelism(); old++)
@@ -218,7 +254,7 @@ public final class StateRestorer
                 readers.add(KeyedSnapshotChain.merge(files, mine));
             }
         }
-        keyedStore.restore(readers);
+        return readers;
     }
 
     private void restoreOperatorState(final StreamNode node, final int subtask, final OperatorStateStore store,

@@ -46,8 +46,8 @@ public final class SnapshotFlusher
     void flush(final Task task, final TaskSnapshot snapshot, final long position, final long firstBarrierNanos,
         final long syncNanos, final long alignmentNanos, final boolean unaligned)
     {
-        final Runnable write = () -> write(task, snapshot, position, firstBarrierNanos, syncNanos, alignmentNanos,
-            unaligned);
+        final Runnable write = new PendingWrite(snapshot, () -> write(task, snapshot, position, firstBarrierNanos,
+            syncNanos, alignmentNanos, unaligned));
         if (!checkpoints.storage().isDurable() && snapshot.isSmall())
         {
             write.run();
@@ -120,10 +120,30 @@ public final class SnapshotFlusher
         }
     }
 
-    /** Takes no more work and interrupts a write under way. Any thread. */
+    /**
+     * Takes no more work and interrupts a write under way. Captures still queued are released, never written: their
+     * stores stop preserving old values for them (a store kept for local recovery must have none pending). Any
+     * thread.
+     */
     public void shutdownNow()
     {
-        thread.shutdownNow();
+        for (final Runnable dropped : thread.shutdownNow())
+        {
+            if (dropped instanceof PendingWrite write)
+            {
+                write.snapshot.release();
+            }
+        }
+    }
+
+    /** A capture handed to the flusher thread and not written yet. */
+    private record PendingWrite(TaskSnapshot snapshot, Runnable write) implements Runnable
+    {
+        @Override
+        public void run()
+        {
+            write.run();
+        }
     }
 
     /**

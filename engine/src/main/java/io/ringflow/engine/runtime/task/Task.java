@@ -21,6 +21,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public abstract class Task implements Runnable, BackPressure, CheckpointParticipant
 {
+    private static final System.Logger LOG = System.getLogger(Task.class.getName());
+
+    /** See {@link #forgetChangesAtCompletion(boolean)}; set before the task starts. */
+    private boolean forgetChangesAtCompletion;
+
     final TaskHost host;
     final String name;
     /** The chain's operators in topological order; {@code chain[0]} is the head. */
@@ -169,6 +174,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             }
             onClose();
             closeOperators(failure);
+            releaseHeldLookups();
             if (finished && failure == null)
             {
                 host.taskFinished(this);
@@ -238,9 +244,40 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             }
             else if (mail instanceof TaskMail.CheckpointComplete complete)
             {
+                forgetKeyedChangesUpTo(complete.checkpointId());
                 notifyOperators(complete.checkpointId(), true);
             }
         }
+    }
+
+    /**
+     * Local recovery with full snapshots: the keyed stores track changes only so that they can be reverted to the
+     * newest completed checkpoint, so changes up to a completed one are never needed again (it stays a possible
+     * base). With incremental snapshots the stores already forget up to each delta's base.
+     */
+    private void forgetKeyedChangesUpTo(final long checkpointId)
+    {
+        if (!forgetChangesAtCompletion)
+        {
+            return;
+        }
+        for (final StreamOperator operator : chain)
+        {
+            final io.ringflow.state.backend.KeyedStateStore keyed = operator.runtime().keyedStateStore();
+            if (keyed != null)
+            {
+                keyed.forgetChangesUpTo(checkpointId);
+            }
+        }
+    }
+
+    /**
+     * @param value whether each completed checkpoint lets the keyed stores forget their changes up to it (local
+     *              recovery without incremental snapshots). Before the task starts.
+     */
+    public final void forgetChangesAtCompletion(final boolean value)
+    {
+        forgetChangesAtCompletion = value;
     }
 
     /**
@@ -786,6 +823,31 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         catch (final Throwable ex)
         {
             throw OperatorException.wrap(operator.runtime(), ex);
+        }
+    }
+
+    /**
+     * Closes any lookup a keyed store keeps open between a read and a write (a function that threw between them): its
+     * locks belong to this thread, and the store may be used by the next attempt's thread (local recovery). Task
+     * thread, last.
+     */
+    private void releaseHeldLookups()
+    {
+        for (final StreamOperator operator : chain)
+        {
+            final io.ringflow.state.backend.KeyedStateStore keyed =
+                operator.runtime() == null ? null : operator.runtime().keyedStateStore();
+            if (keyed != null)
+            {
+                try
+                {
+                    keyed.beforeWaiting();
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.log(System.Logger.Level.WARNING, "could not release the open lookup of " + keyed, ex);
+                }
+            }
         }
     }
 
