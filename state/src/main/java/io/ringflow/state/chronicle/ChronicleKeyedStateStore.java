@@ -3,13 +3,14 @@ package io.ringflow.state.chronicle;
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.ListState;
-import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.ReducingState;
@@ -26,10 +27,14 @@ import io.ringflow.state.snapshot.StateMeta;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -206,7 +211,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      * States declared before the last {@link #revertTo}, by name, whose next declaration (a new attempt's) hands them
      * its functions ({@link ChronicleState#rebind}). Task thread.
      */
-    private final java.util.Set<String> rebinding = new java.util.HashSet<>();
+    private final Set<String> rebinding = new HashSet<>();
 
     /**
      * A store for every key group of the default maximum parallelism, with the built-in codecs.
@@ -642,11 +647,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 (bases.isBase(checkpointId) ? "a snapshot of it is still pending" :
                 "it did not take that snapshot while tracking changes, or forgot them since"));
         }
-        final Map<String, java.util.Set<PreservedKey>> changed = new LinkedHashMap<>();
+        final Map<String, Set<PreservedKey>> changed = new LinkedHashMap<>();
         final EncodedBytes encoded = new EncodedBytes(64);
         for (final StateMap map : maps.values())
         {
-            final java.util.Set<PreservedKey> keysOf = map.allChangesSince(checkpointId);
+            final Set<PreservedKey> keysOf = map.allChangesSince(checkpointId);
             final ChronicleState state = declared.get(map.name());
             if (state != null)
             {
@@ -659,13 +664,13 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             }
         }
         long reverted = 0;
-        for (final java.util.Set<PreservedKey> keysOf : changed.values())
+        for (final Set<PreservedKey> keysOf : changed.values())
         {
             reverted += keysOf.size();
         }
         // nothing written from here on is a change against anything (every change set is dropped at the end, as a
         // restore does), so none is recorded
-        final List<StateMap> paused = new java.util.ArrayList<>();
+        final List<StateMap> paused = new ArrayList<>();
         for (final StateMap map : maps.values())
         {
             if (map.pauseChanges())
@@ -678,9 +683,9 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             // 1. a key whose stored value is replaced whole by its checkpoint entry is overwritten in place; one that
             // is in a hot-key front (which would shadow the map), or of a map state (whose entries are joined into
             // its stored value) or an undeclared one, is removed first
-            final Map<String, java.util.Set<PreservedKey>> intoFront = new java.util.HashMap<>();
-            final java.util.Set<String> removeFound = new java.util.HashSet<>();
-            for (final Map.Entry<String, java.util.Set<PreservedKey>> entry : changed.entrySet())
+            final Map<String, Set<PreservedKey>> intoFront = new HashMap<>();
+            final Set<String> removeFound = new HashSet<>();
+            for (final Map.Entry<String, Set<PreservedKey>> entry : changed.entrySet())
             {
                 final ChronicleState state = declared.get(entry.getKey());
                 final StateMap map = maps.get(entry.getKey());
@@ -694,7 +699,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 {
                     continue;
                 }
-                final java.util.Set<PreservedKey> cleared = new java.util.HashSet<>();
+                final Set<PreservedKey> cleared = new HashSet<>();
                 for (final PreservedKey key : entry.getValue())
                 {
                     copyInto(key, encoded);
@@ -728,7 +733,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             // found, so what is left there is what the checkpoint did not hold
             restore.insertOnly(snapshots, changed, maps::get, removeFound, name ->
                 declared.get(name) instanceof ChronicleValueState<?> value &&
-                keys.keyCodec() == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE ? value : null,
+                keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE ? value : null,
                 intoFront::get);
             // 3. keys the checkpoint did not hold, and that still have a value: removed
             for (final String name : removeFound)

@@ -12,6 +12,8 @@ import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -88,9 +90,9 @@ final class SnapshotRestore
      * @return the entries inserted (a map state's entries counted one by one).
      */
     long insertOnly(final List<KeyedSnapshotReader> snapshots,
-        final java.util.Map<String, java.util.Set<PreservedKey>> only, final Function<String, StateMap> mapOf,
-        final java.util.Set<String> removeFound, final Function<String, ChronicleValueState<?>> countersOf,
-        final Function<String, java.util.Set<PreservedKey>> intoFrontOf)
+        final Map<String, Set<PreservedKey>> only, final Function<String, StateMap> mapOf,
+        final Set<String> removeFound, final Function<String, ChronicleValueState<?>> countersOf,
+        final Function<String, Set<PreservedKey>> intoFrontOf)
     {
         return insert(snapshots, 0, meta -> only.containsKey(meta.name()) ? mapOf.apply(meta.name()) : null,
             new Filter(only, removeFound, countersOf, intoFrontOf));
@@ -105,8 +107,8 @@ final class SnapshotRestore
      *                    ({@link ChronicleValueState#revertIntoFront}); null for none.
      * @param intoFrontOf per state, the keys taken out of its front, which may go back there; null for none.
      */
-    private record Filter(java.util.Map<String, java.util.Set<PreservedKey>> only, java.util.Set<String> removeFound,
-        Function<String, ChronicleValueState<?>> countersOf, Function<String, java.util.Set<PreservedKey>> intoFrontOf)
+    private record Filter(Map<String, Set<PreservedKey>> only, Set<String> removeFound,
+        Function<String, ChronicleValueState<?>> countersOf, Function<String, Set<PreservedKey>> intoFrontOf)
     {
     }
 
@@ -114,7 +116,7 @@ final class SnapshotRestore
     private long insert(final List<KeyedSnapshotReader> snapshots, final int maxKeptLongs,
         final Function<StateMeta, StateMap> targetOf, final Filter filter)
     {
-        final java.util.Map<String, java.util.Set<PreservedKey>> only = filter == null ? null : filter.only();
+        final Map<String, Set<PreservedKey>> only = filter == null ? null : filter.only();
         final long[] inserted = new long[1];
         final PreservedKey probe = new PreservedKey();
         final EncodedBytes key = new EncodedBytes(64);
@@ -126,12 +128,12 @@ final class SnapshotRestore
             final StateMap[] targets = new StateMap[metas.size()];
             final boolean[] counters = new boolean[metas.size()];
             @SuppressWarnings("unchecked")
-            final java.util.Set<PreservedKey>[] wanted = new java.util.Set[metas.size()];
+            final Set<PreservedKey>[] wanted = new Set[metas.size()];
             // with a filter, a state not in it has no target and is skipped whole
             final boolean[] skipped = new boolean[metas.size()];
             final ChronicleValueState<?>[] fronts = new ChronicleValueState<?>[metas.size()];
             @SuppressWarnings("unchecked")
-            final java.util.Set<PreservedKey>[] intoFront = new java.util.Set[metas.size()];
+            final Set<PreservedKey>[] intoFront = new Set[metas.size()];
             final boolean[] removeFound = new boolean[metas.size()];
             for (int i = 0; i < counters.length; i++)
             {

@@ -164,11 +164,10 @@ public final class StateRestorer
         {
             restoreKeyed(node, subtask, keyedStore, state);
         }
-        if (state == null)
+        if (state != null)
         {
-            return;
+            restoreOperatorState(node, subtask, operatorStore, state);
         }
-        restoreOperatorState(node, subtask, operatorStore, state);
     }
 
     /**
