@@ -1,12 +1,13 @@
 package io.ringflow.state.checkpoint;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.zip.CRC32C;
 
 /**
  * Reads checkpoints on disk and never writes: lists the {@code chk-<n>} folders of a checkpoint directory and
@@ -26,7 +26,6 @@ import java.util.zip.CRC32C;
 public final class CheckpointCatalog
 {
     private static final String PREFIX = "chk-";
-    private static final int READ_CHUNK = 1 << 16;
 
     private CheckpointCatalog()
     {
@@ -277,28 +276,10 @@ public final class CheckpointCatalog
             return handle.shared() ? "missing (a shared file of an incremental chain, deleted or never copied)" :
                 "missing";
         }
-        final CRC32C crc = new CRC32C();
-        long length = 0;
-        try (InputStream in = Files.newInputStream(file))
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
-            final byte[] chunk = new byte[READ_CHUNK];
-            for (int read = in.read(chunk); read >= 0; read = in.read(chunk))
-            {
-                crc.update(chunk, 0, read);
-                length += read;
-            }
+            return MetadataFormat.problemOf(channel, handle);
         }
-        if (length != handle.length())
-        {
-            return (length < handle.length() ? "truncated: " : "torn: ") + length +
-                " bytes, the checkpoint's metadata says " + handle.length();
-        }
-        if ((int)crc.getValue() != handle.crc32c())
-        {
-            return "checksum mismatch (CRC32C " + Integer.toHexString((int)crc.getValue()) + ", the metadata says " +
-                Integer.toHexString(handle.crc32c()) + ")";
-        }
-        return null;
     }
 
     private static long idOf(final Path folder)

@@ -63,6 +63,36 @@ public interface CheckpointStorage
     byte[] readState(long checkpointId, StateHandle handle) throws IOException;
 
     /**
+     * Opens a state file to be read by position, once its length and checksum matched its handle: a keyed snapshot
+     * is restored one key group at a time from it, so it need not fit in the heap. The default reads it whole
+     * ({@link #readState}); a storage on disk streams it through the checksum and keeps it on disk.
+     *
+     * @param checkpointId the checkpoint that points to it.
+     * @param handle       the handle from its metadata.
+     * @return the file, to be closed by the caller.
+     * @throws IOException                when it cannot be read.
+     * @throws CorruptCheckpointException when it is missing, truncated or fails its checksum, naming the file.
+     */
+    default StateFile openState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        return StateFile.of(readState(checkpointId, handle), handle.name());
+    }
+
+    /**
+     * Checks a state file's length and checksum against its handle. The default reads it whole
+     * ({@link #readState}); a storage on disk streams it.
+     *
+     * @param checkpointId the checkpoint that points to it.
+     * @param handle       the handle from its metadata.
+     * @throws IOException                when it cannot be read.
+     * @throws CorruptCheckpointException when it is missing, truncated or fails its checksum, naming the file.
+     */
+    default void verifyState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        readState(checkpointId, handle);
+    }
+
+    /**
      * Stores a completed checkpoint, with no checkpoint pinned: {@code store(metadata, retained, Set.of())}.
      *
      * @param metadata the checkpoint; its state files must already be durable.
@@ -163,7 +193,7 @@ public interface CheckpointStorage
     {
         for (final StateHandle handle : metadata.stateHandles())
         {
-            readState(metadata.checkpointId(), handle);
+            verifyState(metadata.checkpointId(), handle);
         }
     }
 

@@ -260,8 +260,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     @Override
     public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
     {
-        final Path file = handle.shared() ? sharedDirectory.resolve(handle.name()) :
-            directory.resolve(PREFIX + checkpointId).resolve(handle.name());
+        final Path file = pathOf(checkpointId, handle);
         final byte[] bytes;
         try
         {
@@ -272,6 +271,59 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
             throw new CorruptCheckpointException(file.toString(), "missing");
         }
         return MetadataFormat.verifyState(bytes, handle, file.toString());
+    }
+
+    /**
+     * {@inheritDoc} The file is checked as it is streamed through CRC32C, then read by position from the same open
+     * file: it is never held whole.
+     */
+    @Override
+    public StateFile openState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        final Path file = pathOf(checkpointId, handle);
+        final FileChannel channel = openChecked(file, handle);
+        return StateFile.of(channel, handle.length(), file.toString());
+    }
+
+    /** {@inheritDoc} The file is streamed through CRC32C, never held whole. */
+    @Override
+    public void verifyState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        openChecked(pathOf(checkpointId, handle), handle).close();
+    }
+
+    /** @return the file open for reading, once its length and CRC32C matched {@code handle}. */
+    private static FileChannel openChecked(final Path file, final StateHandle handle) throws IOException
+    {
+        final FileChannel channel;
+        try
+        {
+            channel = FileChannel.open(file, StandardOpenOption.READ);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new CorruptCheckpointException(file.toString(), "missing");
+        }
+        try
+        {
+            final String problem = MetadataFormat.problemOf(channel, handle);
+            if (problem != null)
+            {
+                throw new CorruptCheckpointException(file.toString(), problem);
+            }
+            return channel;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            channel.close();
+            throw ex;
+        }
+    }
+
+    private Path pathOf(final long checkpointId, final StateHandle handle)
+    {
+        return handle.shared() ? sharedDirectory.resolve(handle.name()) :
+            directory.resolve(PREFIX + checkpointId).resolve(handle.name());
     }
 
     @Override

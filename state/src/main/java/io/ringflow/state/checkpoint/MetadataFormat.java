@@ -6,6 +6,7 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -334,4 +335,40 @@ public final class MetadataFormat
         }
         return bytes;
     }
+
+    /**
+     * Streams a state file through CRC32C, from its start, to check it against its handle without holding it.
+     *
+     * @param channel the open file; its position is not used.
+     * @param handle  the handle from its metadata.
+     * @return what is wrong with it, or null when its length and CRC32C match the handle.
+     * @throws IOException when it cannot be read.
+     */
+    static String problemOf(final FileChannel channel, final StateHandle handle) throws IOException
+    {
+        final CRC32C crc = new CRC32C();
+        final ByteBuffer chunk = ByteBuffer.allocateDirect(STREAM_CHUNK);
+        long length = 0;
+        for (int read = channel.read(chunk, 0); read >= 0; read = channel.read(chunk, length))
+        {
+            length += read;
+            chunk.flip();
+            crc.update(chunk);
+            chunk.clear();
+        }
+        if (length != handle.length())
+        {
+            return (length < handle.length() ? "truncated: " : "torn: ") + length +
+                " bytes, the checkpoint's metadata says " + handle.length();
+        }
+        if ((int)crc.getValue() != handle.crc32c())
+        {
+            return "checksum mismatch (CRC32C " + Integer.toHexString((int)crc.getValue()) + ", the metadata says " +
+                Integer.toHexString(handle.crc32c()) + ")";
+        }
+        return null;
+    }
+
+    /** What {@link #problemOf} reads at a time. */
+    private static final int STREAM_CHUNK = 1 << 20;
 }

@@ -7,6 +7,8 @@ import io.ringflow.state.snapshot.StateMeta;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,6 +29,10 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     private final PendingStatePart[] states;
     private final AtomicBoolean done = new AtomicBoolean();
     private final boolean delta;
+    private final long spillAfterBytes;
+    private final Path spillDirectory;
+    /** How many times the flusher spilled the entries to a file while writing; set by {@link #writeTo}. */
+    private volatile int spilledRuns;
 
     /**
      * Registers nothing: the store adds each part to its state before handing this out.
@@ -36,11 +42,15 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
      * @param keyGroups      the store's key groups.
      * @param states         one part per state that existed at the barrier.
      * @param delta          whether the parts are deltas since a base checkpoint.
+     * @param spillAfterBytes  the most entries the flusher buffers on the heap before it spills them to a file.
+     * @param spillDirectory   where it spills them; null for the JVM's temporary directory.
      */
     ChronicleKeyedStateSnapshot(
         final long checkpointId, final int maxParallelism, final KeyGroupRange keyGroups,
-        final PendingStatePart[] states, final boolean delta)
+        final PendingStatePart[] states, final boolean delta, final long spillAfterBytes, final Path spillDirectory)
     {
+        this.spillAfterBytes = spillAfterBytes;
+        this.spillDirectory = spillDirectory;
         this.delta = delta;
         this.checkpointId = checkpointId;
         this.maxParallelism = maxParallelism;
@@ -73,26 +83,40 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
         {
             expectedEntries += state.expectedEntries();
         }
-        final KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups, expectedEntries);
-        final List<StateMeta> metas = new ArrayList<>(states.length);
-        try
+        try (KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups, expectedEntries, spillAfterBytes,
+            spillDirectory))
         {
-            for (int i = 0; i < states.length; i++)
+            final List<StateMeta> metas = new ArrayList<>(states.length);
+            try
             {
-                metas.add(states[i].meta());
-                states[i].collect(i, entries, observer);
-                // everything as of the barrier is copied: the task thread may stop preserving for this state
-                states[i].state().removePending(states[i]);
+                for (int i = 0; i < states.length; i++)
+                {
+                    metas.add(states[i].meta());
+                    states[i].collect(i, entries, observer);
+                    // everything as of the barrier is copied: the task thread may stop preserving for this state
+                    states[i].state().removePending(states[i]);
+                }
             }
+            catch (final UncheckedIOException spillFailed)
+            {
+                throw spillFailed.getCause();
+            }
+            finally
+            {
+                releaseParts();
+            }
+            final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas, delta,
+                entries.bytes());
+            spilledRuns = entries.spilledRuns();
+            entries.writeTo(writer);
+            writer.finish();
         }
-        finally
-        {
-            releaseParts();
-        }
-        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, keyGroups, metas, delta,
-            entries.bytes());
-        entries.writeTo(writer);
-        writer.finish();
+    }
+
+    /** @return how many times the entries were spilled to a file while this snapshot was written. */
+    int spilledRuns()
+    {
+        return spilledRuns;
     }
 
     @Override

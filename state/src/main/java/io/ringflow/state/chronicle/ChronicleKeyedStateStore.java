@@ -187,6 +187,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     static final int MAX_POSSIBLE_BASES = IncrementalBases.MAX_POSSIBLE_BASES;
 
     private final ChronicleStateConfig config;
+    /** The most of a snapshot its flusher buffers on the heap before spilling to a file ({@link KeyGroupBuckets}). */
+    private long snapshotSpillAfterBytes = KeyGroupBuckets.DEFAULT_SPILL_AFTER_BYTES;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -582,7 +584,23 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             part.state().addPending(part);
         }
-        return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts, delta);
+        return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts, delta,
+            snapshotSpillAfterBytes, config.directory());
+    }
+
+    /**
+     * For tests: how much of a snapshot its flusher buffers on the heap before it spills the rest to a file (by
+     * default {@link KeyGroupBuckets#DEFAULT_SPILL_AFTER_BYTES}). Task thread, before {@link #snapshot}.
+     *
+     * @param bytes at least 1.
+     */
+    void spillSnapshotsAfter(final long bytes)
+    {
+        if (bytes < 1)
+        {
+            throw new IllegalArgumentException("bytes must be at least 1, not " + bytes);
+        }
+        snapshotSpillAfterBytes = bytes;
     }
 
     @Override

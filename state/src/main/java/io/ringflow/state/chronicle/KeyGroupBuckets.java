@@ -5,7 +5,17 @@ import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.snapshot.KeyedSnapshotFormat;
 import io.ringflow.state.snapshot.KeyedSnapshotWriter;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 
 /**
  * A snapshot's entries, gathered on the flusher in whatever order Chronicle Map yields them and handed to the
@@ -20,12 +30,23 @@ import java.io.IOException;
  *   +-------------+------------+-----------+----------------+---------------+--------------+-------------+
  * </pre>
  *
- * <p>Holds a copy of every entry of the snapshot on the heap until it is written: about the encoded size plus 16
- * bytes per entry. Thread contract: one flusher.
+ * <p><b>Memory.</b> The buckets hold at most {@code spillAfterBytes} (about the encoded size plus 16 bytes per
+ * entry): past that, every bucket is appended to a spill file as one run (per key group: where its bytes start, how
+ * many, how many entries) and emptied. {@link #writeTo} then writes each key group's spilled runs in the order they
+ * were spilled, then what is still buffered, so the entries of a key group keep the order they were added in (a
+ * delta's tombstone stays before the entries of its key that follow it). The spill file is deleted from its
+ * directory as soon as it is open (so nothing is left behind by a crash) and closed by {@link #writeTo} or
+ * {@link #close}. Thread contract: one flusher.
  */
-final class KeyGroupBuckets
+final class KeyGroupBuckets implements AutoCloseable
 {
     private static final int MAX_BUCKET = Integer.MAX_VALUE - 64;
+    /**
+     * The default {@code spillAfterBytes}: a sixteenth of the maximum heap, between 1 MiB and 256 MiB, so that a
+     * snapshot larger than the heap is flushed through a spill file.
+     */
+    static final long DEFAULT_SPILL_AFTER_BYTES = Math.max(1L << 20, Math.min(256L << 20,
+        Runtime.getRuntime().maxMemory() / 16));
 
     private final KeyGroupRange range;
     /** Growable buffers, one per key group of the range, created with its first entry. */
@@ -36,6 +57,20 @@ final class KeyGroupBuckets
     private final int initialBucketBytes;
     /** Runs of {@code Long} entries already sorted by key group, written before each key group's bucket. */
     private LongRun[] runs = new LongRun[0];
+    private final long spillAfterBytes;
+    /** Where the spill file is created: the state's directory, or the JVM's temporary directory. */
+    private final Path spillDirectory;
+    /** What the buckets hold now. */
+    private long bufferedBytes;
+    /** Open once the buckets first outgrew {@link #spillAfterBytes}. */
+    private FileChannel spill;
+    private OutputStream spillOut;
+    private long spillLength;
+    /** Per spilled run, per key group of the range: where its bytes start in the spill file, their length, entries. */
+    private long[][] spilledOffsets = new long[0][];
+    private int[][] spilledLengths = new int[0][];
+    private int[][] spilledCounts = new int[0][];
+    private byte[] readBack;
 
     /**
      * The {@code Long} keys and values of one state (both of the built-in codec), ordered by key group: the entries of
@@ -75,6 +110,25 @@ final class KeyGroupBuckets
      */
     KeyGroupBuckets(final KeyGroupRange range, final long expectedEntries)
     {
+        this(range, expectedEntries, DEFAULT_SPILL_AFTER_BYTES, null);
+    }
+
+    /**
+     * @param range           the key groups of the store being snapshotted.
+     * @param expectedEntries about how many entries will be added (only sizes the buckets).
+     * @param spillAfterBytes the most the buckets hold before they are spilled, at least 1.
+     * @param spillDirectory  where to create the spill file; null for the JVM's temporary directory.
+     */
+    KeyGroupBuckets(final KeyGroupRange range, final long expectedEntries, final long spillAfterBytes,
+        final Path spillDirectory)
+    {
+        if (spillAfterBytes < 1)
+        {
+            throw new IllegalArgumentException("spillAfterBytes must be at least 1, not " + spillAfterBytes);
+        }
+        this.spillAfterBytes = spillAfterBytes;
+        this.spillDirectory = spillDirectory != null ? spillDirectory :
+            Path.of(System.getProperty("java.io.tmpdir"));
         // an entry of a Long key and a Long value takes 32 bytes here; a quarter more for uneven key groups
         this.initialBucketBytes = (int)Math.max(64, Math.min(64 * 1024, expectedEntries * 40 / range.size() + 64));
         this.range = range;
@@ -140,6 +194,84 @@ final class KeyGroupBuckets
         }
         limits[slot] = position + 4 + Math.max(0, valueLength);
         counts[slot]++;
+        bufferedBytes += limits[slot] - start;
+        if (bufferedBytes > spillAfterBytes)
+        {
+            spill();
+        }
+    }
+
+    /** Appends every bucket to the spill file as one run, and empties them (keeping their arrays). */
+    private void spill()
+    {
+        try
+        {
+            if (spill == null)
+            {
+                Files.createDirectories(spillDirectory);
+                final Path file = Files.createTempFile(spillDirectory, "ringflow-snapshot-", ".spill");
+                spill = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    StandardOpenOption.DELETE_ON_CLOSE);
+                try
+                {
+                    Files.deleteIfExists(file); // the open channel keeps it readable; a crash leaves nothing
+                }
+                catch (final IOException stillThere)
+                {
+                    // DELETE_ON_CLOSE removes it when the channel closes
+                }
+                spillOut = new BufferedOutputStream(Channels.newOutputStream(spill), 1 << 20);
+            }
+            final long[] offsets = new long[buckets.length];
+            final int[] lengths = new int[buckets.length];
+            final int[] entries = new int[buckets.length];
+            for (int slot = 0; slot < buckets.length; slot++)
+            {
+                if (counts[slot] == 0)
+                {
+                    continue;
+                }
+                offsets[slot] = spillLength;
+                lengths[slot] = limits[slot];
+                entries[slot] = counts[slot];
+                buckets[slot].writeTo(0, limits[slot], spillOut);
+                spillLength += limits[slot];
+                limits[slot] = 0;
+                counts[slot] = 0;
+            }
+            spillOut.flush();
+            final int run = spilledOffsets.length;
+            spilledOffsets = Arrays.copyOf(spilledOffsets, run + 1);
+            spilledLengths = Arrays.copyOf(spilledLengths, run + 1);
+            spilledCounts = Arrays.copyOf(spilledCounts, run + 1);
+            spilledOffsets[run] = offsets;
+            spilledLengths[run] = lengths;
+            spilledCounts[run] = entries;
+            bufferedBytes = 0;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot spill a keyed snapshot's entries to a file in " +
+                spillDirectory, ex);
+        }
+    }
+
+    /** @return how many times the buckets were spilled so far. */
+    int spilledRuns()
+    {
+        return spilledOffsets.length;
+    }
+
+    /** Closes (and so deletes) the spill file, if any. Idempotent. */
+    @Override
+    public void close() throws IOException
+    {
+        if (spill != null)
+        {
+            spill.close();
+            spill = null;
+            spillOut = null;
+        }
     }
 
     /** @return the key groups of the store being snapshotted. */
@@ -162,7 +294,7 @@ final class KeyGroupBuckets
             throw new IllegalArgumentException("a run of " + (run.groupStarts().length - 1) + " key groups for a " +
                 "range of " + range.size());
         }
-        runs = java.util.Arrays.copyOf(runs, runs.length + 1);
+        runs = Arrays.copyOf(runs, runs.length + 1);
         runs[runs.length - 1] = run;
     }
 
@@ -191,7 +323,7 @@ final class KeyGroupBuckets
         {
             bytes += (long)run.size() * KeyedSnapshotWriter.LONG_ENTRY_BYTES;
         }
-        return bytes;
+        return bytes + spillLength;
     }
 
     /**
@@ -211,6 +343,10 @@ final class KeyGroupBuckets
             {
                 inRuns += run.count(slot);
             }
+            for (final int[] spilled : spilledCounts)
+            {
+                inRuns += spilled[slot];
+            }
             if (count + inRuns == 0)
             {
                 continue;
@@ -225,31 +361,17 @@ final class KeyGroupBuckets
                     writer.longEntry(run.stateIndex(), keys[i], values[i]);
                 }
             }
-            if (count == 0)
+            for (int r = 0; r < spilledCounts.length; r++)
             {
-                continue;
-            }
-            final CodecBuffer bucket = buckets[slot];
-            int position = 0;
-            for (int e = 0; e < count; e++)
-            {
-                final int stateIndex = bucket.getInt(position);
-                final int keyLength = bucket.getInt(position + 4);
-                final int keyOffset = position + 8;
-                final int subKeyLength = bucket.getInt(keyOffset + keyLength);
-                final int subKeyOffset = keyOffset + keyLength + 4;
-                final int valueAt = subKeyOffset + Math.max(0, subKeyLength);
-                final int valueLength = bucket.getInt(valueAt);
-                final int valueOffset = valueAt + 4;
-                if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
+                if (spilledCounts[r][slot] > 0)
                 {
-                    writer.tombstone(stateIndex, bucket, keyOffset, keyLength);
-                    position = valueOffset;
-                    continue;
+                    writeEntries(writer, readSpilled(spilledOffsets[r][slot], spilledLengths[r][slot]),
+                        spilledCounts[r][slot]);
                 }
-                writer.entry(stateIndex, bucket, keyOffset, keyLength, subKeyLength < 0 ? null : bucket, subKeyOffset,
-                    Math.max(0, subKeyLength), bucket, valueOffset, valueLength);
-                position = valueOffset + valueLength;
+            }
+            if (count > 0)
+            {
+                writeEntries(writer, buckets[slot], count);
             }
             buckets[slot] = null;
         }
@@ -260,5 +382,54 @@ final class KeyGroupBuckets
             RunArrays.giveLongs(run.values());
         }
         runs = new LongRun[0];
+        close();
+    }
+
+    private CodecBuffer readSpilled(final long offset, final int length) throws IOException
+    {
+        if (readBack == null || readBack.length < length)
+        {
+            readBack = new byte[Math.max(length, readBack == null ? 0 : Math.min(MAX_BUCKET, 2 * readBack.length))];
+        }
+        final ByteBuffer target = ByteBuffer.wrap(readBack, 0, length);
+        long at = offset;
+        while (target.hasRemaining())
+        {
+            final int read = spill.read(target, at);
+            if (read < 0)
+            {
+                throw new IOException("the spill file of a keyed snapshot ends at " + at + ", before " +
+                    (offset + length));
+            }
+            at += read;
+        }
+        return CodecBuffer.wrap(readBack, 0, length);
+    }
+
+    /** Writes {@code count} entries laid out as in a bucket, from its start. */
+    private static void writeEntries(final KeyedSnapshotWriter writer, final CodecBuffer bucket, final int count)
+        throws IOException
+    {
+        int position = 0;
+        for (int e = 0; e < count; e++)
+        {
+            final int stateIndex = bucket.getInt(position);
+            final int keyLength = bucket.getInt(position + 4);
+            final int keyOffset = position + 8;
+            final int subKeyLength = bucket.getInt(keyOffset + keyLength);
+            final int subKeyOffset = keyOffset + keyLength + 4;
+            final int valueAt = subKeyOffset + Math.max(0, subKeyLength);
+            final int valueLength = bucket.getInt(valueAt);
+            final int valueOffset = valueAt + 4;
+            if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
+            {
+                writer.tombstone(stateIndex, bucket, keyOffset, keyLength);
+                position = valueOffset;
+                continue;
+            }
+            writer.entry(stateIndex, bucket, keyOffset, keyLength, subKeyLength < 0 ? null : bucket, subKeyOffset,
+                Math.max(0, subKeyLength), bucket, valueOffset, valueLength);
+            position = valueOffset + valueLength;
+        }
     }
 }

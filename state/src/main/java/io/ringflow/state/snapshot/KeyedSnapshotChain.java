@@ -5,6 +5,7 @@ import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
 
 import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -20,7 +21,8 @@ import java.util.TreeSet;
  * (oldest first), into one full snapshot, which any keyed state store restores: stores never see a delta, so every
  * backend restores incremental checkpoints, whichever backend wrote them.
  *
- * <p>The merge goes one key group at a time (memory: one key group's entries, plus the merged result), applying the
+ * <p>The merge goes one key group at a time (memory: one key group's entries; a merged reader
+ * merges each key group as it is read), applying the
  * chain's entries in order: an entry sets its (state, key, user key), a tombstone removes the (state, key) with all of
  * its user keys. States are matched by name; a chain is written by one run of one subtask, so its states are described
  * the same way in every file that has them, and descriptions that differ are refused, naming the state.
@@ -37,7 +39,9 @@ public final class KeyedSnapshotChain
      * @param chain  a full snapshot then its deltas, oldest first, all of one subtask (same key groups).
      * @param wanted the key groups to keep; the others are skipped unread.
      * @return the chain's state as one full snapshot, restricted to {@code wanted}; the full snapshot itself when the
-     *     chain has no delta.
+     *     chain has no delta. A merged reader merges each key group when it is read (memory: one key group's
+     *     entries), and owns the chain's readers: closing it closes them. Its {@link KeyedSnapshotReader#keyGroups}
+     *     may name a key group whose every entry a delta removed (reading it visits nothing).
      * @throws CorruptCheckpointException when the chain does not start with a full snapshot, holds another full one
      *                                    later, or its files disagree on key groups, max parallelism or states.
      */
@@ -48,12 +52,52 @@ public final class KeyedSnapshotChain
         {
             return base;
         }
-        return KeyedSnapshotReader.open(mergeToBytes(chain, wanted), base.file() + " (with " + (chain.size() - 1) +
-            " incremental part(s), last " + chain.get(chain.size() - 1).file() + ")");
+        final Plan plan = plan(chain, wanted);
+        final List<KeyedSnapshotReader> files = List.copyOf(chain);
+        final GroupMerge merge = new GroupMerge();
+        return new KeyedSnapshotReader(base.file() + " (with " + (chain.size() - 1) + " incremental part(s), last " +
+            chain.get(chain.size() - 1).file() + ")", base.maxParallelism(), base.range(), plan.states(),
+            plan.groups(), new KeyedSnapshotReader.MergedGroups()
+            {
+                @Override
+                public void writeGroup(final int keyGroup, final KeyedSnapshotReader.GroupBytes out)
+                {
+                    merge.read(files, plan.remap(), keyGroup);
+                    merge.frameTo(out, keyGroup);
+                }
+
+                @Override
+                public void close() throws IOException
+                {
+                    IOException failed = null;
+                    for (final KeyedSnapshotReader file : files)
+                    {
+                        try
+                        {
+                            file.close();
+                        }
+                        catch (final IOException ex)
+                        {
+                            if (failed == null)
+                            {
+                                failed = ex;
+                            }
+                            else
+                            {
+                                failed.addSuppressed(ex);
+                            }
+                        }
+                    }
+                    if (failed != null)
+                    {
+                        throw failed;
+                    }
+                }
+            });
     }
 
     /**
-     * {@link #merge}, as the bytes of a full snapshot.
+     * {@link #merge}, as the bytes of a full snapshot (held whole: for tools and tests).
      *
      * @param chain  a full snapshot then its deltas, oldest first, all of one subtask (same key groups).
      * @param wanted the key groups to keep; the others are skipped unread.
@@ -61,6 +105,41 @@ public final class KeyedSnapshotChain
      * @throws CorruptCheckpointException as {@link #merge} does.
      */
     public static byte[] mergeToBytes(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
+    {
+        final KeyedSnapshotReader base = fullBase(chain);
+        final Plan plan = plan(chain, wanted);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try
+        {
+            final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, base.maxParallelism(), base.range(),
+                plan.states());
+            final GroupMerge merge = new GroupMerge();
+            for (final int group : plan.groups())
+            {
+                merge.read(chain, plan.remap(), group);
+                merge.writeTo(writer, group);
+            }
+            writer.finish();
+        }
+        catch (final IOException impossible)
+        {
+            throw new UncheckedIOException("writing to memory failed", impossible);
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * What a merge of a chain needs before it reads any entry.
+     *
+     * @param states the merged states, by name, in the order they first appear in the chain.
+     * @param remap  per file of the chain, per state index of the file, the merged state's index.
+     * @param groups the key groups in {@code wanted} that some file of the chain holds, ascending.
+     */
+    private record Plan(List<StateMeta> states, int[][] remap, int[] groups)
+    {
+    }
+
+    private static Plan plan(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
     {
         final KeyedSnapshotReader base = fullBase(chain);
         final List<StateMeta> states = new ArrayList<>();
@@ -99,29 +178,7 @@ public final class KeyedSnapshotChain
                 }
             }
         }
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try
-        {
-            final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, base.maxParallelism(), base.range(),
-                states);
-            final GroupMerge merge = new GroupMerge();
-            for (final int group : groups)
-            {
-                merge.clear();
-                for (int f = 0; f < chain.size(); f++)
-                {
-                    merge.fileStates = remap[f];
-                    chain.get(f).readGroup(group, merge);
-                }
-                merge.writeTo(writer, group);
-            }
-            writer.finish();
-        }
-        catch (final IOException impossible)
-        {
-            throw new UncheckedIOException("writing to memory failed", impossible);
-        }
-        return out.toByteArray();
+        return new Plan(states, remap, groups.stream().mapToInt(Integer::intValue).toArray());
     }
 
     /** @return the chain's first file, which must be a full snapshot. */
@@ -165,9 +222,15 @@ public final class KeyedSnapshotChain
         private final LinkedHashMap<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entries = new LinkedHashMap<>();
         int[] fileStates;
 
-        void clear()
+        /** Forgets the last key group, then merges {@code group} of every file of {@code chain}, in order. */
+        void read(final List<KeyedSnapshotReader> chain, final int[][] remap, final int group)
         {
             entries.clear();
+            for (int f = 0; f < chain.size(); f++)
+            {
+                fileStates = remap[f];
+                chain.get(f).readGroup(group, this);
+            }
         }
 
         @Override
@@ -212,6 +275,53 @@ public final class KeyedSnapshotChain
                         userKey == NO_USER_KEY ? null : CodecBuffer.wrap(userKey, 0, userKey.capacity()), 0,
                         userKey.capacity(), CodecBuffer.wrap(bytes), 0, bytes.length);
                 }
+            }
+        }
+
+        /** Frames the merged key group as a file holds it (key group, entry count, entries); nothing when empty. */
+        void frameTo(final KeyedSnapshotReader.GroupBytes out, final int group)
+        {
+            out.reset();
+            int count = 0;
+            for (final LinkedHashMap<ByteBuffer, byte[]> values : entries.values())
+            {
+                count += values.size();
+            }
+            if (count == 0)
+            {
+                return;
+            }
+            final DataOutputStream data = new DataOutputStream(out);
+            try
+            {
+                data.writeInt(group);
+                data.writeInt(count);
+                for (final Map.Entry<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entry : entries.entrySet())
+                {
+                    final ByteBuffer key = entry.getKey().key();
+                    for (final Map.Entry<ByteBuffer, byte[]> value : entry.getValue().entrySet())
+                    {
+                        data.writeInt(entry.getKey().state());
+                        data.writeInt(key.capacity());
+                        data.write(key.array(), 0, key.capacity());
+                        final ByteBuffer userKey = value.getKey();
+                        if (userKey == NO_USER_KEY)
+                        {
+                            data.writeInt(-1);
+                        }
+                        else
+                        {
+                            data.writeInt(userKey.capacity());
+                            data.write(userKey.array(), 0, userKey.capacity());
+                        }
+                        data.writeInt(value.getValue().length);
+                        data.write(value.getValue());
+                    }
+                }
+            }
+            catch (final IOException impossible)
+            {
+                throw new UncheckedIOException("writing to memory failed", impossible);
             }
         }
 

@@ -1,10 +1,16 @@
 package io.ringflow.state.snapshot;
 
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
+import io.ringflow.state.checkpoint.StateFile;
 import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.StateKind;
 
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,7 +23,7 @@ import java.util.List;
  * <p>Every length is checked against the file's bounds: a damaged file is reported as corrupt, naming it, and
  * never read out of bounds.
  */
-public final class KeyedSnapshotReader
+public final class KeyedSnapshotReader implements AutoCloseable
 {
     /** Receives the entries of a snapshot; the buffers are only valid during the call. */
     @FunctionalInterface
@@ -39,28 +45,80 @@ public final class KeyedSnapshotReader
             int subKeyOffset, int subKeyLength, int valueOffset, int valueLength);
     }
 
+    /**
+     * The key groups of a merged chain ({@link KeyedSnapshotChain#merge}), produced one at a time when read.
+     *
+     * <p>Thread contract: the reader's.
+     */
+    interface MergedGroups extends Closeable
+    {
+        /**
+         * @param keyGroup one of the merged reader's key groups.
+         * @param out      emptied, then given the group framed as in a file (key group, entry count, entries), or
+         *                 nothing when every entry of the group was removed.
+         */
+        void writeGroup(int keyGroup, GroupBytes out);
+    }
+
+    /** A growable array a merged key group is framed into, reused from group to group. */
+    static final class GroupBytes extends ByteArrayOutputStream
+    {
+        GroupBytes()
+        {
+            super(4096);
+        }
+
+        byte[] array()
+        {
+            return buf;
+        }
+    }
+
+    /** The most of a file's header (state descriptions) that is loaded for a file read by position. */
+    private static final int MAX_HEADER_BYTES = 64 << 20;
+
     private final String file;
-    /** The snapshot's bytes as the visitors see them: codecs' bytes, little-endian. */
-    private final CodecBuffer bytes;
-    /** The same bytes, for the format's own fields, which are big-endian (a {@link ByteBuffer}'s default order). */
-    private final ByteBuffer bigEndian;
+    /** Where the bytes come from; null for a merged chain. */
+    private final StateFile source;
+    /** The key groups of a merged chain; null for a file. */
+    private final MergedGroups merged;
+    private final GroupBytes mergedBytes;
+    /** Whether {@link #window} is the whole file, loaded once: nothing is read by position. */
+    private final boolean whole;
+    /** The loaded part of the file: {@link #windowLength} bytes from {@link #windowStart}. */
+    private byte[] window;
+    private long windowStart;
+    private int windowLength;
+    /** The window as the visitors see it: codecs' bytes, little-endian. */
+    private CodecBuffer bytes;
+    /** The window for the format's own fields, which are big-endian (a {@link ByteBuffer}'s default order). */
+    private ByteBuffer bigEndian;
     private final int maxParallelism;
     private final KeyGroupRange range;
     private final List<StateMeta> states;
     private final int[] groups;
     private final long[] offsets;
+    private final long indexOffset;
     private final boolean delta;
 
-    private KeyedSnapshotReader(final byte[] data, final String file)
+    private KeyedSnapshotReader(final StateFile source)
     {
-        this.file = file;
-        this.bytes = CodecBuffer.wrap(data);
-        this.bigEndian = ByteBuffer.wrap(data);
-        final int length = data.length;
+        this.file = source.name();
+        this.source = source;
+        this.merged = null;
+        this.mergedBytes = null;
+        final long length = source.length();
+        final byte[] data = source.bytesIfInMemory();
+        this.whole = data != null;
+        if (whole)
+        {
+            useWindow(data, data.length);
+        }
         if (length < 24 + KeyedSnapshotFormat.FOOTER_LENGTH)
         {
             throw corrupt("truncated: " + length + " bytes");
         }
+        load(0, 12);
         if (getInt(0) != KeyedSnapshotFormat.MAGIC)
         {
             throw corrupt("not a Ringflow keyed snapshot (magic " + Integer.toHexString(getInt(0)) + ")");
@@ -71,10 +129,34 @@ public final class KeyedSnapshotReader
             throw corrupt("keyed snapshot format version " + version + ", this build reads versions " +
                 KeyedSnapshotFormat.OLDEST_READABLE_VERSION + " to " + KeyedSnapshotFormat.VERSION);
         }
+        load(length - KeyedSnapshotFormat.FOOTER_LENGTH, KeyedSnapshotFormat.FOOTER_LENGTH);
         if (getInt(length - 4) != KeyedSnapshotFormat.END_MAGIC)
         {
             throw corrupt("torn: the end marker is missing");
         }
+        final int groupCount = getInt(length - KeyedSnapshotFormat.FOOTER_LENGTH);
+        indexOffset = getLong(length - 12);
+        if (groupCount < 0 || groupCount > KeyGroups.UPPER_BOUND_MAX_PARALLELISM ||
+            indexOffset != length - KeyedSnapshotFormat.FOOTER_LENGTH - 12L * groupCount)
+        {
+            throw corrupt("index of " + groupCount + " groups at " + indexOffset + " does not fit the file");
+        }
+        groups = new int[groupCount];
+        offsets = new long[groupCount];
+        load(indexOffset, 12L * groupCount);
+        for (int i = 0; i < groupCount; i++)
+        {
+            final long at = indexOffset + 12L * i;
+            groups[i] = getInt(at);
+            offsets[i] = getLong(at + 4);
+        }
+        final long headerEnd = groupCount == 0 ? indexOffset : offsets[0];
+        if (headerEnd < 24 || headerEnd > indexOffset)
+        {
+            throw corrupt(groupCount == 0 ? "index at " + indexOffset + " does not fit the file" :
+                "index entry 0 (key group " + groups[0] + " at " + offsets[0] + ") is invalid");
+        }
+        load(0, Math.min(headerEnd, MAX_HEADER_BYTES));
         final int fields = version >= 3 ? 12 : 8;
         if (version >= 3)
         {
@@ -102,21 +184,21 @@ public final class KeyedSnapshotReader
         {
             throw corrupt("state count " + stateCount);
         }
-        int position = fields + 16;
+        long position = fields + 16;
         final List<StateMeta> metas = new ArrayList<>(stateCount);
         for (int i = 0; i < stateCount; i++)
         {
             final String name = getString(position);
-            position += 4 + bigEndian.getInt(position);
+            position += 4 + getInt(position);
             check(position, 1);
-            final int kindCode = bigEndian.get(position);
+            final int kindCode = getByte(position);
             position += 1;
             final String keyType = getString(position);
-            position += 4 + bigEndian.getInt(position);
+            position += 4 + getInt(position);
             final int keyVersion = getInt(position);
             position += 4;
             final String valueType = getString(position);
-            position += 4 + bigEndian.getInt(position);
+            position += 4 + getInt(position);
             final int valueVersion = getInt(position);
             position += 4;
             String userKeyType = "";
@@ -125,11 +207,11 @@ public final class KeyedSnapshotReader
             if (version >= 2)
             {
                 userKeyType = getString(position);
-                position += 4 + bigEndian.getInt(position);
+                position += 4 + getInt(position);
                 userKeyVersion = getInt(position);
                 position += 4;
                 check(position, 1);
-                final int flags = bigEndian.get(position);
+                final int flags = getByte(position);
                 position += 1;
                 if ((flags & ~KeyedSnapshotFormat.FLAG_TIME_TO_LIVE) != 0)
                 {
@@ -150,26 +232,36 @@ public final class KeyedSnapshotReader
                 userKeyVersion, timeToLive));
         }
         states = List.copyOf(metas);
-        final int groupCount = getInt(length - KeyedSnapshotFormat.FOOTER_LENGTH);
-        final long indexOffset = bigEndian.getLong(length - 12);
-        if (groupCount < 0 || groupCount > range.size() ||
-            indexOffset != length - KeyedSnapshotFormat.FOOTER_LENGTH - 12L * groupCount || indexOffset < position)
+        if (groupCount > range.size() || indexOffset < position)
         {
             throw corrupt("index of " + groupCount + " groups at " + indexOffset + " does not fit the file");
         }
-        groups = new int[groupCount];
-        offsets = new long[groupCount];
         for (int i = 0; i < groupCount; i++)
         {
-            final int at = (int)indexOffset + 12 * i;
-            groups[i] = getInt(at);
-            offsets[i] = bigEndian.getLong(at + 4);
-            if (!range.contains(groups[i]) || (i > 0 && groups[i] <= groups[i - 1]) || offsets[i] < position ||
-                offsets[i] >= indexOffset)
+            if (!range.contains(groups[i]) || (i > 0 && (groups[i] <= groups[i - 1] || offsets[i] <= offsets[i - 1])) ||
+                offsets[i] < position || offsets[i] >= indexOffset)
             {
                 throw corrupt("index entry " + i + " (key group " + groups[i] + " at " + offsets[i] + ") is invalid");
             }
         }
+    }
+
+    /** A merged chain's reader: its key groups are merged when read. */
+    KeyedSnapshotReader(final String file, final int maxParallelism, final KeyGroupRange range,
+        final List<StateMeta> states, final int[] groups, final MergedGroups merged)
+    {
+        this.file = file;
+        this.source = null;
+        this.merged = merged;
+        this.mergedBytes = new GroupBytes();
+        this.whole = false;
+        this.maxParallelism = maxParallelism;
+        this.range = range;
+        this.states = List.copyOf(states);
+        this.groups = groups.clone();
+        this.offsets = null;
+        this.indexOffset = 0;
+        this.delta = false;
     }
 
     /**
@@ -180,7 +272,35 @@ public final class KeyedSnapshotReader
      */
     public static KeyedSnapshotReader open(final byte[] data, final String file)
     {
-        return new KeyedSnapshotReader(data, file);
+        return new KeyedSnapshotReader(StateFile.of(data, file));
+    }
+
+    /**
+     * Opens a snapshot read by position: the header and index now, then one key group at a time, each loaded into a
+     * buffer the reader reuses, so the file need not fit in the heap (a file held in memory is read in place).
+     *
+     * @param file a state file from {@link io.ringflow.state.checkpoint.CheckpointStorage#openState}, already
+     *             checked; the reader owns it from now on and {@link #close} closes it, also when this throws.
+     * @return a reader.
+     * @throws IOException                when the file cannot be read.
+     * @throws CorruptCheckpointException when the header or index are damaged.
+     */
+    public static KeyedSnapshotReader open(final StateFile file) throws IOException
+    {
+        try
+        {
+            return new KeyedSnapshotReader(file);
+        }
+        catch (final UncheckedIOException ex)
+        {
+            file.close();
+            throw ex.getCause();
+        }
+        catch (final RuntimeException ex)
+        {
+            file.close();
+            throw ex;
+        }
     }
 
     /** @return the number of key groups of the job that wrote it. */
@@ -281,7 +401,22 @@ public final class KeyedSnapshotReader
 
     private void readGroupAt(final int g, final EntryVisitor visitor)
     {
-        int position = (int)offsets[g];
+        long position;
+        if (merged != null)
+        {
+            merged.writeGroup(groups[g], mergedBytes);
+            if (mergedBytes.size() == 0)
+            {
+                return;
+            }
+            useWindow(mergedBytes.array(), mergedBytes.size());
+            position = 0;
+        }
+        else
+        {
+            position = offsets[g];
+            load(position, (g + 1 < groups.length ? offsets[g + 1] : indexOffset) - position);
+        }
         if (getInt(position) != groups[g])
         {
             throw corrupt("key group " + groups[g] + " is not where the index says");
@@ -292,6 +427,8 @@ public final class KeyedSnapshotReader
         {
             throw corrupt("key group " + groups[g] + " has " + entries + " entries");
         }
+        final CodecBuffer bytes = this.bytes;
+        final long start = windowStart;
         for (int e = 0; e < entries; e++)
         {
             final int stateIndex = getInt(position);
@@ -300,32 +437,93 @@ public final class KeyedSnapshotReader
                 throw corrupt("entry of key group " + groups[g] + " names state " + stateIndex);
             }
             final int keyLength = length(position + 4);
-            final int keyOffset = position + 8;
+            final long keyOffset = position + 8;
             position = keyOffset + keyLength;
             final int subKeyLength = getInt(position);
             if (subKeyLength < -1)
             {
                 throw corrupt("negative sub-key length in key group " + groups[g]);
             }
-            final int subKeyOffset = position + 4;
+            final long subKeyOffset = position + 4;
             position = subKeyOffset + Math.max(0, subKeyLength);
             check(position, 0);
             if (delta && subKeyLength == -1 && getInt(position) == KeyedSnapshotFormat.TOMBSTONE)
             {
-                visitor.entry(groups[g], stateIndex, bytes, keyOffset, keyLength, subKeyOffset, -1, position + 4,
-                    KeyedSnapshotFormat.TOMBSTONE);
+                visitor.entry(groups[g], stateIndex, bytes, (int)(keyOffset - start), keyLength,
+                    (int)(subKeyOffset - start), -1, (int)(position + 4 - start), KeyedSnapshotFormat.TOMBSTONE);
                 position += 4;
                 continue;
             }
             final int valueLength = length(position);
-            final int valueOffset = position + 4;
+            final long valueOffset = position + 4;
             position = valueOffset + valueLength;
-            visitor.entry(groups[g], stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
-                valueOffset, valueLength);
+            visitor.entry(groups[g], stateIndex, bytes, (int)(keyOffset - start), keyLength,
+                (int)(subKeyOffset - start), subKeyLength, (int)(valueOffset - start), valueLength);
         }
     }
 
-    private int length(final int at)
+    /**
+     * Frees the file (or, for a merged chain, every file of the chain). Idempotent.
+     *
+     * @throws IOException when closing fails.
+     */
+    @Override
+    public void close() throws IOException
+    {
+        if (source != null)
+        {
+            source.close();
+        }
+        if (merged != null)
+        {
+            merged.close();
+        }
+    }
+
+    /** Makes {@code length} bytes from {@code from} readable, loading them unless the whole file is loaded. */
+    private void load(final long from, final long length)
+    {
+        if (whole)
+        {
+            return;
+        }
+        if (from < 0 || length < 0 || length > Integer.MAX_VALUE - 16 || from + length > source.length())
+        {
+            throw corrupt("a part of " + length + " bytes at offset " + from + " does not fit the file (" +
+                source.length() + " bytes)");
+        }
+        final int size = (int)length;
+        byte[] target = window;
+        if (target == null || target.length < size)
+        {
+            target = new byte[(int)Math.min(Integer.MAX_VALUE - 16, Math.max(size, target == null ? 0 :
+                2L * target.length))];
+        }
+        try
+        {
+            source.readFully(from, target, 0, size);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read " + size + " bytes at offset " + from + " of " + file, ex);
+        }
+        useWindow(target, size);
+        windowStart = from;
+    }
+
+    private void useWindow(final byte[] target, final int length)
+    {
+        if (target != window)
+        {
+            window = target;
+            bytes = CodecBuffer.wrap(target);
+            bigEndian = ByteBuffer.wrap(target);
+        }
+        windowStart = 0;
+        windowLength = length;
+    }
+
+    private int length(final long at)
     {
         final int length = getInt(at);
         if (length < 0)
@@ -336,25 +534,37 @@ public final class KeyedSnapshotReader
         return length;
     }
 
-    private int getInt(final int at)
+    private int getInt(final long at)
     {
         check(at, 4);
-        return bigEndian.getInt(at);
+        return bigEndian.getInt((int)(at - windowStart));
     }
 
-    private String getString(final int at)
+    private long getLong(final long at)
+    {
+        check(at, 8);
+        return bigEndian.getLong((int)(at - windowStart));
+    }
+
+    private byte getByte(final long at)
+    {
+        check(at, 1);
+        return bigEndian.get((int)(at - windowStart));
+    }
+
+    private String getString(final long at)
     {
         final int length = length(at);
         if (length > 1 << 16)
         {
             throw corrupt("string of " + length + " bytes at offset " + at);
         }
-        return new String(bytes.toByteArray(at + 4, length), StandardCharsets.UTF_8);
+        return new String(window, (int)(at + 4 - windowStart), length, StandardCharsets.UTF_8);
     }
 
     private void check(final long at, final long length)
     {
-        if (at < 0 || length < 0 || at + length > bytes.capacity())
+        if (at < windowStart || length < 0 || at + length > windowStart + windowLength)
         {
             throw corrupt("an entry runs past the end of the file (offset " + at + ", " + length + " bytes)");
         }

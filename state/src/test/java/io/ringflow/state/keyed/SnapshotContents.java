@@ -88,8 +88,21 @@ public final class SnapshotContents
      */
     public static Map<String, Map<Object, Object>> decode(final byte[] bytes, final CodecRegistry codecs)
     {
+        return decode(reader(bytes), codecs);
+    }
+
+    /**
+     * {@link #decode(byte[], CodecRegistry)}, from a reader (read once).
+     *
+     * @param reader a snapshot, full or a merged chain.
+     * @param codecs the codecs that wrote it.
+     * @return state name to (key to value), keys sorted when comparable.
+     */
+    public static Map<String, Map<Object, Object>> decode(final KeyedSnapshotReader reader,
+        final CodecRegistry codecs)
+    {
         final Map<String, Map<Object, Object>> contents = new TreeMap<>();
-        visit(bytes, codecs, (meta, key, userKey, value, timestamp) ->
+        visit(reader, codecs, (meta, key, userKey, value, timestamp) ->
         {
             final Map<Object, Object> state = contents.computeIfAbsent(meta.name(), name -> new HashMap<>());
             if (meta.kind() == StateKind.MAP)
@@ -139,7 +152,15 @@ public final class SnapshotContents
      */
     public static List<String> rawEntries(final byte[] bytes)
     {
-        final KeyedSnapshotReader reader = reader(bytes);
+        return rawEntries(reader(bytes));
+    }
+
+    /**
+     * @param reader a snapshot, read once.
+     * @return one line per entry, "state | key group | key | sub-key | value" in hex, sorted.
+     */
+    public static List<String> rawEntries(final KeyedSnapshotReader reader)
+    {
         final List<StateMeta> metas = reader.states();
         final HexFormat hex = HexFormat.of();
         final TreeSet<String> lines = new TreeSet<>();
@@ -208,7 +229,13 @@ public final class SnapshotContents
     @SuppressWarnings("unchecked")
     private static void visit(final byte[] bytes, final CodecRegistry codecs, final DecodedVisitor visitor)
     {
-        final KeyedSnapshotReader reader = reader(bytes);
+        visit(reader(bytes), codecs, visitor);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void visit(final KeyedSnapshotReader reader, final CodecRegistry codecs,
+        final DecodedVisitor visitor)
+    {
         final List<StateMeta> metas = reader.states();
         reader.read(reader.range(), (keyGroup, stateIndex, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
             valueOffset, valueLength) ->

@@ -13,6 +13,7 @@ import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.checkpoint.OperatorState;
+import io.ringflow.state.checkpoint.StateFile;
 import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.checkpoint.SubtaskState;
 import io.ringflow.state.keyed.KeyGroupRange;
@@ -36,6 +37,8 @@ import java.util.TreeSet;
  */
 public final class StateRestorer
 {
+    private static final System.Logger LOG = System.getLogger(StateRestorer.class.getName());
+
     private final RestoreSpec spec;
     private final CheckpointMetadata checkpoint;
     private final JobConfig config;
@@ -154,7 +157,15 @@ public final class StateRestorer
             // local recovery: the failed attempt's store, which took this checkpoint's snapshot itself (so the key
             // groups are the same); the checkpoint may hold no keyed state for it (empty then), still reverted
             final List<KeyedSnapshotReader> readers = state == null ? List.of() : keyedReaders(node, subtask, state);
-            final long rewritten = keyedStore.revertTo(checkpoint.checkpointId(), readers);
+            final long rewritten;
+            try
+            {
+                rewritten = keyedStore.revertTo(checkpoint.checkpointId(), readers);
+            }
+            finally
+            {
+                close(readers);
+            }
             if (localStores != null)
             {
                 localStores.reverted(rewritten);
@@ -228,7 +239,30 @@ public final class StateRestorer
                 "parallelism " + state.maxParallelism() + " and keyed state cannot be restored with " +
                 config.maxParallelism() + ": set JobConfig maxParallelism back to " + state.maxParallelism());
         }
-        keyedStore.restore(keyedReaders(node, subtask, state));
+        final List<KeyedSnapshotReader> readers = keyedReaders(node, subtask, state);
+        try
+        {
+            keyedStore.restore(readers);
+        }
+        finally
+        {
+            close(readers);
+        }
+    }
+
+    private void close(final List<KeyedSnapshotReader> readers)
+    {
+        for (final KeyedSnapshotReader reader : readers)
+        {
+            try
+            {
+                reader.close();
+            }
+            catch (final IOException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "cannot close state file " + reader.file() + ": " + ex);
+            }
+        }
     }
 
     /** @return the checkpoint's keyed snapshots of the key groups the subtask owns, a chain merged into one. */
@@ -245,12 +279,24 @@ public final class StateRestorer
             {
                 // a full snapshot, or the full snapshot and deltas of an incremental chain, merged into one: only
                 // the key groups this subtask owns
+                // read by position, one key group at a time: the files need not fit in the heap
                 final List<KeyedSnapshotReader> files = new ArrayList<>(chain.size());
-                for (final StateHandle handle : chain)
+                try
                 {
-                    files.add(KeyedSnapshotReader.open(read(handle), handle.name()));
+                    for (final StateHandle handle : chain)
+                    {
+                        files.add(KeyedSnapshotReader.open(open(handle)));
+                    }
+                    readers.add(KeyedSnapshotChain.merge(files, mine));
                 }
-                readers.add(KeyedSnapshotChain.merge(files, mine));
+                catch (final IOException | RuntimeException ex)
+                {
+                    close(files);
+                    close(readers);
+                    throw ex instanceof IOException io ? new UncheckedIOException("cannot read keyed state of " +
+                        "checkpoint " + checkpoint.checkpointId() + " from " + spec.storage().describe(), io) :
+                        (RuntimeException)ex;
+                }
             }
         }
         return readers;
@@ -280,6 +326,19 @@ public final class StateRestorer
             own = snapshots.size(); // this subtask snapshotted nothing: none of the list elements are its own
         }
         store.restore(snapshots, subtask, node.parallelism(), own);
+    }
+
+    private StateFile open(final StateHandle handle)
+    {
+        try
+        {
+            return spec.storage().openState(checkpoint.checkpointId(), handle);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read state file " + handle.name() + " of checkpoint " +
+                checkpoint.checkpointId() + " from " + spec.storage().describe(), ex);
+        }
     }
 
     private byte[] read(final StateHandle handle)
