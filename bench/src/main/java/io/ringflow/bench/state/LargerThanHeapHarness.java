@@ -27,7 +27,8 @@ import java.util.Locale;
 
 /**
  * Keyed state larger than the heap, through the bounded-memory paths: a Chronicle store on memory-mapped files holds
- * {@code --keys} counters; a full snapshot and then a delta (a tenth of the keys changed) are flushed to a checkpoint
+ * {@code --keys} counters; a full snapshot and then a delta ({@code --changed} keys changed; a full snapshot when
+ * more changed than the store's change sets track on this heap) are flushed to a checkpoint
  * directory (the flusher spills past its budget instead of buffering the snapshot); a new store then restores the
  * chain read by position and merged one key group at a time. Every key's value is checked after the restore. Prints
  * each phase's time, the files' sizes and the heap's peak use per phase; run it with a heap smaller than a snapshot
@@ -47,28 +48,32 @@ public final class LargerThanHeapHarness
     }
 
     /**
-     * @param args {@code --keys N} (default 20,000,000), {@code --dir DIR} (default a new directory under the JVM's
+     * @param args {@code --keys N} (default 20,000,000), {@code --changed N} keys changed after the full snapshot (default
+     *             100,000), {@code --dir DIR} (default a new directory under the JVM's
      *             temporary directory; its state maps and checkpoints are deleted at the end).
      * @throws Exception when a check fails.
      */
     public static void main(final String[] args) throws Exception
     {
         int keys = 20_000_000;
+        int changed = 100_000;
         Path dir = null;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
             {
                 case "--keys" -> keys = Integer.parseInt(args[++i].replace("_", ""));
+                case "--changed" -> changed = Integer.parseInt(args[++i].replace("_", ""));
                 case "--dir" -> dir = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --keys N --dir DIR");
+                default -> throw new IllegalArgumentException("unknown option " + args[i] +
+                    "; use --keys N --changed N --dir DIR");
             }
         }
         final Path root = dir != null ? Files.createDirectories(dir) :
             Files.createTempDirectory("ringflow-larger-than-heap");
         try
         {
-            run(keys, root, System.out);
+            run(keys, changed, root, System.out);
         }
         finally
         {
@@ -76,7 +81,7 @@ public final class LargerThanHeapHarness
         }
     }
 
-    static void run(final int keys, final Path root, final PrintStream out) throws IOException
+    static void run(final int keys, final int changed, final Path root, final PrintStream out) throws IOException
     {
         out.printf(Locale.ROOT, "%,d keys, max heap %,d MB, in %s%n", keys,
             Runtime.getRuntime().maxMemory() >> 20, root);
@@ -99,20 +104,26 @@ public final class LargerThanHeapHarness
         report(out, "full snapshot flushed", start, full);
 
         start = phase();
-        final int changed = keys / 10;
         for (long key = 0; key < changed; key++)
         {
             set(store, key * 10);
             counts.update(counts.value() + CHANGE);
         }
-        final StateHandle delta = write(storage, 2, "keyed-delta", store.incrementalSnapshot(2, 1));
-        report(out, String.format(Locale.ROOT, "%,d keys changed, delta flushed", changed), start, delta);
+        // past the keys the change sets can track on this heap, the second snapshot is full (docs/state.md)
+        final boolean incremental = store.canSnapshotIncrementally(1);
+        final StateHandle delta = write(storage, 2, "keyed-2", incremental ? store.incrementalSnapshot(2, 1) :
+            store.snapshot(2));
+        report(out, String.format(Locale.ROOT, "%,d keys changed, %s flushed", changed,
+            incremental ? "delta" : "full snapshot (more changes than tracked)"), start, delta);
         store.close();
 
         start = phase();
         final ChronicleKeyedStateStore restored = open(config.withDirectory(root.resolve("state-b")));
         final List<KeyedSnapshotReader> chain = new ArrayList<>();
-        chain.add(KeyedSnapshotReader.open(storage.openState(1, full)));
+        if (incremental)
+        {
+            chain.add(KeyedSnapshotReader.open(storage.openState(1, full)));
+        }
         chain.add(KeyedSnapshotReader.open(storage.openState(2, delta)));
         try (KeyedSnapshotReader merged = KeyedSnapshotChain.merge(chain, ALL))
         {

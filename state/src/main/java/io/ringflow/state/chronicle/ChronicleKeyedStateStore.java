@@ -189,6 +189,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private final ChronicleStateConfig config;
     /** The most of a snapshot its flusher buffers on the heap before spilling to a file ({@link KeyGroupBuckets}). */
     private long snapshotSpillAfterBytes = KeyGroupBuckets.DEFAULT_SPILL_AFTER_BYTES;
+    /** See {@link #limitTrackedChanges}. */
+    private long trackedChangesLimit = StateMap.DEFAULT_MAX_TRACKED_CHANGES;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -483,7 +485,39 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public boolean canSnapshotIncrementally(final long baseCheckpointId)
     {
-        return !closed && bases.isBase(baseCheckpointId);
+        return !closed && bases.isBase(baseCheckpointId) && !changesOverflowedSince(baseCheckpointId);
+    }
+
+    /** @return whether some map changed more keys since the checkpoint's barrier than it could track. */
+    private boolean changesOverflowedSince(final long checkpointId)
+    {
+        for (final StateMap map : maps.values())
+        {
+            if (map.changesOverflowedSince(checkpointId))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * For tests: the most changed keys each map tracks at once (by default {@link StateMap#DEFAULT_MAX_TRACKED_CHANGES});
+     * past it, deltas and reverts across the overflowing interval are refused. Task thread.
+     *
+     * @param keys at least 1.
+     */
+    void limitTrackedChanges(final long keys)
+    {
+        if (keys < 1)
+        {
+            throw new IllegalArgumentException("keys must be at least 1, not " + keys);
+        }
+        trackedChangesLimit = keys;
+        for (final StateMap map : maps.values())
+        {
+            map.limitTrackedChanges(keys);
+        }
     }
 
     /** {@inheritDoc} See {@link IncrementalBases#prefersFull}. */
@@ -511,7 +545,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         if (!canSnapshotIncrementally(baseCheckpointId))
         {
             throw new IllegalStateException("no incremental snapshot against checkpoint " + baseCheckpointId +
-                " can be taken: " + (bases.tracking() ? "this store did not take it, or forgot its changes" :
+                " can be taken: " + (bases.tracking() ? "this store did not take it, forgot its changes, or changed " +
+                "more keys since than it tracks (StateMap.DEFAULT_MAX_TRACKED_CHANGES)" :
                 "changes are not tracked"));
         }
         forgetChangesUpTo(baseCheckpointId);
@@ -630,7 +665,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public boolean canRevertTo(final long checkpointId)
     {
-        if (closed || !bases.isBase(checkpointId))
+        if (closed || !bases.isBase(checkpointId) || changesOverflowedSince(checkpointId))
         {
             return false;
         }
@@ -1018,6 +1053,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private StateMap createMap(final String name)
     {
         final StateMap state = mapFactory.create(name, bases.tracking());
+        state.limitTrackedChanges(trackedChangesLimit);
         maps.put(name, state);
         return state;
     }

@@ -91,10 +91,30 @@ final class StateMap
      */
     private long storedValues;
 
-    /** The keys changed in the interval that ended at a snapshot's barrier. */
-    private record SealedChanges(long checkpointId, Set<PreservedKey> keys)
+    /**
+     * The keys changed in the interval that ended at a snapshot's barrier; {@code overflowed}: more keys changed than
+     * were tracked, so {@code keys} is empty and no delta or revert can span the interval.
+     */
+    private record SealedChanges(long checkpointId, Set<PreservedKey> keys, boolean overflowed)
     {
     }
+
+    /**
+     * The default {@link #maxTrackedChanges}: about a sixteenth of the maximum heap at some 128 bytes a tracked key
+     * (its copy, its set node), at least 4,096.
+     */
+    static final long DEFAULT_MAX_TRACKED_CHANGES = Math.max(4_096, Runtime.getRuntime().maxMemory() / 16 / 128);
+    /**
+     * The most changed keys the sealed intervals and the current one hold together: the change sets live on the heap,
+     * and state larger than the heap may change more keys in an interval than the heap holds. Past it the current
+     * interval overflows: its set is dropped, and every base before its end stops being one (the next checkpoint is
+     * full, as it would be anyway when a quarter of the keys changed). Task thread.
+     */
+    private long maxTrackedChanges = DEFAULT_MAX_TRACKED_CHANGES;
+    /** Whether the current interval overflowed. Task thread. */
+    private boolean changesOverflowed;
+    /** The keys the sealed intervals hold. Task thread. */
+    private long sealedChangeCount;
 
     /**
      * @param name   the state's name.
@@ -415,6 +435,7 @@ final class StateMap
     {
         final boolean tracked = changes != null;
         changes = null;
+        changesOverflowed = false;
         return tracked;
     }
 
@@ -434,8 +455,10 @@ final class StateMap
     {
         if (changes != null)
         {
-            sealed.addLast(new SealedChanges(checkpointId, changes));
+            sealed.addLast(new SealedChanges(checkpointId, changes, changesOverflowed));
+            sealedChangeCount += changes.size();
             changes = new HashSet<>();
+            changesOverflowed = false;
         }
     }
 
@@ -498,7 +521,7 @@ final class StateMap
     {
         while (!sealed.isEmpty() && sealed.peekFirst().checkpointId() <= checkpointId)
         {
-            sealed.removeFirst();
+            sealedChangeCount -= sealed.removeFirst().keys().size();
         }
     }
 
@@ -506,6 +529,8 @@ final class StateMap
     void clearChanges()
     {
         sealed.clear();
+        sealedChangeCount = 0;
+        changesOverflowed = false;
         if (changes != null)
         {
             changes = new HashSet<>();
@@ -522,10 +547,43 @@ final class StateMap
     void recordChange(final EncodedBytes key)
     {
         final Set<PreservedKey> current = changes;
-        if (current != null && !current.contains(changeProbe.wrap(key)))
+        if (current != null && !changesOverflowed && !current.contains(changeProbe.wrap(key)))
         {
+            if (sealedChangeCount + current.size() >= maxTrackedChanges)
+            {
+                changesOverflowed = true;
+                changes = new HashSet<>();
+                return;
+            }
             current.add(PreservedKey.copyOf(key));
         }
+    }
+
+    /**
+     * @param baseCheckpointId a snapshot taken earlier.
+     * @return whether an interval since its barrier, the current one included, changed more keys than were tracked:
+     *     no delta or revert can span it. Task thread.
+     */
+    boolean changesOverflowedSince(final long baseCheckpointId)
+    {
+        if (changesOverflowed)
+        {
+            return true;
+        }
+        for (final SealedChanges interval : sealed)
+        {
+            if (interval.checkpointId() > baseCheckpointId && interval.overflowed())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @param keys the most changed keys tracked at once, see {@link #maxTrackedChanges}; at least 1. Task thread. */
+    void limitTrackedChanges(final long keys)
+    {
+        maxTrackedChanges = keys;
     }
 
     /** @return the number of stored values: keys, for every kind. Task thread; O(1). */

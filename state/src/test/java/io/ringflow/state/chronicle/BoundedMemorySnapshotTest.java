@@ -250,6 +250,52 @@ class BoundedMemorySnapshotTest
         assertThat(refused).as("most corruptions are caught by the framing").isGreaterThan(intact.length / 2);
     }
 
+    /**
+     * Change sets live on the heap: past the store's limit an interval overflows, and no delta or revert may span it
+     * (the next snapshot is full); the intervals after it are tracked again.
+     */
+    @Test
+    void moreChangedKeysThanTrackedMakesTheNextSnapshotFull(@TempDir final Path dir)
+    {
+        final ChronicleKeyedStateStore store = open(dir.resolve("store"));
+        store.limitTrackedChanges(100);
+        store.trackChanges();
+        final MapState<Integer, String> tags = store.getMapState(new MapStateDescriptor<>("tags", Integer.class,
+            String.class));
+        final Map<Object, Map<Integer, String>> model = new HashMap<>();
+        final java.util.function.LongConsumer put = key ->
+        {
+            store.setCurrentKey(key);
+            tags.put(1, "v" + key);
+            model.computeIfAbsent(key, k -> new HashMap<>()).put(1, "v" + key);
+        };
+        for (long key = 0; key < 50; key++)
+        {
+            put.accept(key);
+        }
+        final byte[] first = SnapshotContents.take(store, 1);
+        assertThat(store.canSnapshotIncrementally(1)).isTrue();
+        for (long key = 0; key < 200; key++)
+        {
+            put.accept(1_000 + key);
+        }
+        assertThat(store.canSnapshotIncrementally(1)).as("200 keys changed, 100 tracked").isFalse();
+        assertThat(store.canRevertTo(1)).isFalse();
+        final byte[] second = SnapshotContents.take(store, 2);
+        assertThat(SnapshotContents.reader(second).isDelta()).isFalse();
+        assertThat(store.canSnapshotIncrementally(1)).as("the overflowed interval is sealed").isFalse();
+        for (long key = 0; key < 10; key++)
+        {
+            put.accept(5_000 + key);
+        }
+        assertThat(store.canSnapshotIncrementally(2)).as("tracked again after the overflow").isTrue();
+        final byte[] delta = SnapshotContents.write(store.incrementalSnapshot(3, 2));
+        assertThat(SnapshotContents.rawEntries(delta)).hasSize(20); // a tombstone and the user key of each
+        assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(List.of(SnapshotContents.reader(second),
+            SnapshotContents.reader(delta)), ALL), CODECS)).isEqualTo(SnapshotContents.expected(Map.of("tags", model)));
+        assertThat(first).isNotEmpty();
+    }
+
     private ChronicleKeyedStateStore open(final Path directory)
     {
         // a front of 1,024 keys: most of the 4,000 keys go to the map, whose entries the flusher buffers or spills
