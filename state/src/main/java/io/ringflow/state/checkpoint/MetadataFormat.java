@@ -320,18 +320,12 @@ public final class MetadataFormat
      */
     public static byte[] verifyState(final byte[] bytes, final StateHandle handle, final String file)
     {
-        if (bytes.length != handle.length())
-        {
-            throw new CorruptCheckpointException(file, (bytes.length < handle.length() ? "truncated: " : "torn: ") +
-                bytes.length + " bytes, the checkpoint's metadata says " + handle.length());
-        }
         final CRC32C crc = new CRC32C();
         crc.update(bytes, 0, bytes.length);
-        if ((int)crc.getValue() != handle.crc32c())
+        final String problem = mismatch(bytes.length, crc, handle);
+        if (problem != null)
         {
-            throw new CorruptCheckpointException(file, "checksum mismatch (CRC32C " +
-                Integer.toHexString((int)crc.getValue()) + ", the metadata says " +
-                Integer.toHexString(handle.crc32c()) + ")");
+            throw new CorruptCheckpointException(file, problem);
         }
         return bytes;
     }
@@ -356,6 +350,12 @@ public final class MetadataFormat
             crc.update(chunk);
             chunk.clear();
         }
+        return mismatch(length, crc, handle);
+    }
+
+    /** @return how a file of {@code length} bytes and checksum {@code crc} differs from its handle, or null. */
+    private static String mismatch(final long length, final CRC32C crc, final StateHandle handle)
+    {
         if (length != handle.length())
         {
             return (length < handle.length() ? "truncated: " : "torn: ") + length +

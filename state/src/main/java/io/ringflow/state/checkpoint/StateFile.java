@@ -51,44 +51,7 @@ public interface StateFile extends Closeable
      */
     static StateFile of(final byte[] bytes, final String name)
     {
-        Objects.requireNonNull(bytes, "bytes");
-        Objects.requireNonNull(name, "name");
-        return new StateFile()
-        {
-            @Override
-            public String name()
-            {
-                return name;
-            }
-
-            @Override
-            public long length()
-            {
-                return bytes.length;
-            }
-
-            @Override
-            public void readFully(final long position, final byte[] into, final int offset, final int length)
-            {
-                if (position < 0 || position + length > bytes.length)
-                {
-                    throw new CorruptCheckpointException(name, "a read of " + length + " bytes at offset " +
-                        position + " runs past its end (" + bytes.length + " bytes)");
-                }
-                System.arraycopy(bytes, (int)position, into, offset, length);
-            }
-
-            @Override
-            public byte[] bytesIfInMemory()
-            {
-                return bytes;
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
+        return new InMemory(Objects.requireNonNull(bytes, "bytes"), Objects.requireNonNull(name, "name"));
     }
 
     /**
@@ -99,45 +62,66 @@ public interface StateFile extends Closeable
      */
     static StateFile of(final FileChannel channel, final long length, final String name)
     {
-        Objects.requireNonNull(channel, "channel");
-        Objects.requireNonNull(name, "name");
-        return new StateFile()
+        return new OnDisk(Objects.requireNonNull(channel, "channel"), length, Objects.requireNonNull(name, "name"));
+    }
+
+    /** A file held as one array. */
+    record InMemory(byte[] bytes, String name) implements StateFile
+    {
+        @Override
+        public long length()
         {
-            @Override
-            public String name()
-            {
-                return name;
-            }
+            return bytes.length;
+        }
 
-            @Override
-            public long length()
+        @Override
+        public void readFully(final long position, final byte[] into, final int offset, final int length)
+        {
+            if (position < 0 || position + length > bytes.length)
             {
-                return length;
+                throw new CorruptCheckpointException(name, "a read of " + length + " bytes at offset " + position +
+                    " runs past its end (" + bytes.length + " bytes)");
             }
+            System.arraycopy(bytes, (int)position, into, offset, length);
+        }
 
-            @Override
-            public void readFully(final long position, final byte[] into, final int offset, final int length)
-                throws IOException
+        @Override
+        public byte[] bytesIfInMemory()
+        {
+            return bytes;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+
+    /** A file read by position from an open channel. */
+    record OnDisk(FileChannel channel, long length, String name) implements StateFile
+    {
+        @Override
+        public void readFully(final long position, final byte[] into, final int offset, final int length)
+            throws IOException
+        {
+            final ByteBuffer target = ByteBuffer.wrap(into, offset, length);
+            long at = position;
+            while (target.hasRemaining())
             {
-                final ByteBuffer target = ByteBuffer.wrap(into, offset, length);
-                long at = position;
-                while (target.hasRemaining())
+                final int read = channel.read(target, at);
+                if (read < 0)
                 {
-                    final int read = channel.read(target, at);
-                    if (read < 0)
-                    {
-                        throw new CorruptCheckpointException(name, "ends at offset " + at + ", before the " +
-                            length + " bytes read at " + position + " (changed after its checksum was checked)");
-                    }
-                    at += read;
+                    throw new CorruptCheckpointException(name, "ends at offset " + at + ", before the " + length +
+                        " bytes read at " + position + " (changed after its checksum was checked)");
                 }
+                at += read;
             }
+        }
 
-            @Override
-            public void close() throws IOException
-            {
-                channel.close();
-            }
-        };
+        @Override
+        public void close() throws IOException
+        {
+            channel.close();
+        }
     }
 }

@@ -278,8 +278,8 @@ public final class StateRestorer
             if (!chain.isEmpty() && theirs.start() <= mine.end() && mine.start() <= theirs.end())
             {
                 // a full snapshot, or the full snapshot and deltas of an incremental chain, merged into one: only
-                // the key groups this subtask owns
-                // read by position, one key group at a time: the files need not fit in the heap
+                // the key groups this subtask owns, read by position one key group at a time (the files need not
+                // fit in the heap)
                 final List<KeyedSnapshotReader> files = new ArrayList<>(chain.size());
                 try
                 {
