@@ -29,6 +29,9 @@ import java.util.Objects;
  */
 public final class CheckpointConfig
 {
+    /** Default {@link #fullSnapshotEvery()}. */
+    public static final int DEFAULT_FULL_SNAPSHOT_EVERY = 10;
+
     private final Duration interval;
     private final Duration timeout;
     private final Duration minPause;
@@ -175,7 +178,7 @@ public final class CheckpointConfig
         private boolean unaligned;
         private Duration alignedTimeout;
         private boolean incremental;
-        private int fullSnapshotEvery = 10;
+        private int fullSnapshotEvery = DEFAULT_FULL_SNAPSHOT_EVERY;
         private boolean localRecovery;
 
         private Builder(final Duration interval)

@@ -10,7 +10,9 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.TaskFailureException;
+import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.samples.pageview.FaultPlan;
+import io.ringflow.samples.pageview.LongColumn;
 import io.ringflow.samples.pageview.OutputManifest;
 import io.ringflow.samples.pageview.OutputVerifier;
 import io.ringflow.samples.pageview.PageViewCount;
@@ -70,8 +72,11 @@ import java.util.concurrent.TimeoutException;
     })
 public final class PageViewCommand implements Callable<Integer>
 {
-    /** Upper bound of --apps: the sink keeps two arrays of this length per subtask. */
-    static final int MAX_APPS = 10_000_000;
+    /**
+     * Upper bound of --apps. The sink keeps two tables of this length per subtask, memory-mapped beyond
+     * {@link LongColumn#ON_HEAP_UP_TO} apps, so the bound is the state's, not the heap's.
+     */
+    static final int MAX_APPS = 100_000_000;
 
     private static final int VERIFY_FAILED = 3;
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
@@ -90,7 +95,9 @@ public final class PageViewCommand implements Callable<Integer>
     private long events;
 
     @Option(names = "--apps", paramLabel = "N", defaultValue = "1000", converter = CountConverter.class,
-        description = "Number of apps (distinct keys), 1 to 10M.")
+        description = "Number of apps (distinct keys), 1 to 100M. Beyond 1M the sink's per-app tables are " +
+            "memory-mapped (in --state-dir if given, else the temporary directory) and the Chronicle maps are sized " +
+            "for the apps of a subtask.")
     private long apps;
 
     @Option(names = "--rate", paramLabel = "RECORDS_PER_S", defaultValue = "0", converter = CountConverter.class,
@@ -150,6 +157,12 @@ public final class PageViewCommand implements Callable<Integer>
             "backend keeps writing full snapshots.")
     private boolean incremental;
 
+    @Option(names = "--full-snapshot-every", paramLabel = "N", defaultValue = "10",
+        description = "With --incremental: write a full snapshot once a subtask's chain holds N files (the last full " +
+            "one and its deltas; default ${DEFAULT-VALUE}). Raise it for state much larger than what changes between " +
+            "checkpoints: a full snapshot of tens of millions of keys takes tens of seconds.")
+    private int fullSnapshotEvery;
+
     @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "PATH",
         description = "Start from a checkpoint or savepoint: its folder (DIR/chk-<n>), its metadata file " +
             "(DIR/chk-<n>/_metadata) or a checkpoint directory (its newest intact checkpoint); the source resumes " +
@@ -186,6 +199,12 @@ public final class PageViewCommand implements Callable<Integer>
         description = "Where the per-app counts live: chronicle (off-heap Chronicle Map with an on-heap front for hot " +
             "keys; the default) or heap (on-heap maps, the reference; fastest when the state fits in the heap).")
     private String stateBackend;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+        description = "With --state-backend chronicle: keep the counts in memory-mapped Chronicle files under DIR " +
+            "(one subdirectory per store, removed when the store closes), for state larger than the heap or than free " +
+            "memory; the sink's per-app tables of more than 1M apps are mapped there too. Default: off-heap memory.")
+    private java.nio.file.Path stateDir;
 
     @Option(names = "--restarts", paramLabel = "N", defaultValue = "0",
         description = "Restart a failed job up to N times, from its latest checkpoint, 100 ms after each failure.")
@@ -302,6 +321,11 @@ public final class PageViewCommand implements Callable<Integer>
         }
         final boolean checkpointOptions = !"aligned".equals(mode) || alignedTimeoutMs > 0 || checkpointDir != null ||
             incremental;
+        if (fullSnapshotEvery < 1 || (fullSnapshotEvery != CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY && !incremental))
+        {
+            throw invalid("--full-snapshot-every must be at least 1 and only goes with --incremental; was " +
+                fullSnapshotEvery + (incremental ? "" : " without --incremental"));
+        }
         if (checkpointIntervalMs == 0 && checkpointOptions)
         {
             throw invalid("--checkpoint-mode, --aligned-timeout, --checkpoint-dir and --incremental need " +
@@ -337,10 +361,15 @@ public final class PageViewCommand implements Callable<Integer>
         {
             throw invalid("--state-backend must be heap or chronicle, was " + stateBackend);
         }
+        if (stateDir != null && !"chronicle".equals(backend))
+        {
+            throw invalid("--state-dir only goes with --state-backend chronicle (the heap backend keeps its state on " +
+                "the heap)");
+        }
         if (checkpointIntervalMs > 0)
         {
             final CheckpointConfig.Builder checkpoints = CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
-                .unaligned("unaligned".equals(mode)).incremental(incremental);
+                .unaligned("unaligned".equals(mode)).incremental(incremental).fullSnapshotEvery(fullSnapshotEvery);
             if (alignedTimeoutMs > 0)
             {
                 checkpoints.alignedTimeout(Duration.ofMillis(alignedTimeoutMs));
@@ -365,11 +394,44 @@ public final class PageViewCommand implements Callable<Integer>
             .restoreFrom(fromCheckpoint)
             .resumeFrom(resume ? checkpointDir : null)
             .allowNonRestoredState(allowNonRestoredState)
-            .stateBackend("chronicle".equals(backend) ? new io.ringflow.state.chronicle.ChronicleStateBackend() :
-                new io.ringflow.state.heap.HeapStateBackend())
+            .stateBackend("chronicle".equals(backend) ? chronicleBackend() : new io.ringflow.state.heap.HeapStateBackend())
             .restartStrategy(restarts == 0 ? io.ringflow.engine.api.RestartStrategy.none() :
                 io.ringflow.engine.api.RestartStrategy.fixedDelay(restarts, Duration.ofMillis(100)))
             .build();
+    }
+
+    /**
+     * The default Chronicle backend, in {@code --state-dir} if given, with maps sized for the apps of one count subtask
+     * (a fifth more, for uneven key groups) once that is more than the default sizing.
+     */
+    private io.ringflow.state.chronicle.ChronicleStateBackend chronicleBackend()
+    {
+        ChronicleStateConfig config = ChronicleStateConfig.defaults();
+        final long appsPerSubtask = (apps + parallelism - 1) / parallelism;
+        if (appsPerSubtask > ChronicleStateConfig.DEFAULT_EXPECTED_ENTRIES)
+        {
+            config = config.withExpectedEntriesPerState(appsPerSubtask + appsPerSubtask / 5);
+        }
+        if (stateDir != null)
+        {
+            try
+            {
+                java.nio.file.Files.createDirectories(stateDir);
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw invalid("--state-dir " + stateDir + " cannot be created: " + ex);
+            }
+            config = config.withDirectory(stateDir);
+        }
+        try
+        {
+            return new io.ringflow.state.chronicle.ChronicleStateBackend(config);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw invalid("--apps " + apps + ": " + ex.getMessage());
+        }
     }
 
     private PageViewCount.Options validatedOptions()
@@ -399,7 +461,7 @@ public final class PageViewCommand implements Callable<Integer>
         {
             throw invalid("--warmup must be >= 0 (0 = whole run only), was " + warmupSeconds);
         }
-        return new PageViewCount.Options(events, (int)apps, rate, parallelism, idle);
+        return new PageViewCount.Options(events, (int)apps, rate, parallelism, idle, stateDir);
     }
 
     private ParameterException invalid(final String message)
@@ -616,8 +678,9 @@ public final class PageViewCommand implements Callable<Integer>
             return output == null ? 0 : reportOutput(out, err);
         }
         final List<String> mismatches = result.mismatches();
-        err.printf(Locale.ROOT, "ringflow: verification FAILED: %d problem(s); totals differ from the events " +
-            "generated per app:%n", mismatches.size());
+        err.printf(Locale.ROOT, "ringflow: verification FAILED: %s problem(s); totals differ from the events " +
+            "generated per app:%n", mismatches.size() < PageViewCount.MAX_MISMATCHES ? mismatches.size() :
+            mismatches.size() + " or more");
         mismatches.stream().limit(MISMATCHES_SHOWN).forEach(line -> err.println("  " + line));
         if (mismatches.size() > MISMATCHES_SHOWN)
         {
@@ -675,38 +738,38 @@ public final class PageViewCommand implements Callable<Integer>
         }
     }
 
-    private void printTotals(final long[] counts, final PrintWriter out)
+    private void printTotals(final LongColumn counts, final PrintWriter out)
     {
-        final int shown = quietTotals && counts.length > ALL_TOTALS_UP_TO ? QUIET_TOTALS_SHOWN : counts.length;
-        final int idWidth = Integer.toString(counts.length - 1).length();
+        final int apps = counts.length();
+        final int shown = quietTotals && apps > ALL_TOTALS_UP_TO ? QUIET_TOTALS_SHOWN : apps;
+        final int idWidth = Integer.toString(apps - 1).length();
         long max = 0;
-        for (final long count : counts)
+        long min = Long.MAX_VALUE;
+        long sum = 0;
+        for (int app = 0; app < apps; app++)
         {
+            final long count = counts.get(app);
             max = Math.max(max, count);
+            min = Math.min(min, count);
+            sum += count;
         }
         final int countWidth = String.format(Locale.ROOT, "%,d", max).length();
-        out.printf(Locale.ROOT, "per-app totals (%,d apps):%n", counts.length);
+        out.printf(Locale.ROOT, "per-app totals (%,d apps):%n", apps);
         final StringBuilder line = new StringBuilder();
         for (int app = 0; app < shown; app++)
         {
-            line.append(String.format(Locale.ROOT, "  app %" + idWidth + "d: %," + countWidth + "d", app, counts[app]));
+            line.append(String.format(Locale.ROOT, "  app %" + idWidth + "d: %," + countWidth + "d", app,
+                counts.get(app)));
             if ((app + 1) % TOTALS_PER_LINE == 0 || app == shown - 1)
             {
                 out.println(line);
                 line.setLength(0);
             }
         }
-        if (shown < counts.length)
+        if (shown < apps)
         {
-            long min = Long.MAX_VALUE;
-            long sum = 0;
-            for (final long count : counts)
-            {
-                min = Math.min(min, count);
-                sum += count;
-            }
             out.printf(Locale.ROOT, "  ... %,d more apps; over all %,d apps: min %,d, max %,d, sum %,d%n",
-                counts.length - shown, counts.length, min, max, sum);
+                apps - shown, apps, min, max, sum);
         }
     }
 

@@ -59,6 +59,8 @@ public final class PageViewCount
 
     /** The job name used by the samples. */
     public static final String JOB_NAME = "page-view-count";
+    /** The most discrepancies {@link #result()} lists: at tens of millions of apps, all of them could fill the heap. */
+    public static final int MAX_MISMATCHES = 10_000;
 
     private final Options options;
     private final StoppableSource<PageView> source;
@@ -79,8 +81,12 @@ public final class PageViewCount
      * @param rate         views per second offered by all source subtasks together, or 0 for as fast as possible.
      * @param parallelism  subtasks of the source, of the count and of the sink, at least 1.
      * @param idleStrategy how idle task threads wait; used by {@link #jobConfig}.
+     * @param tablesDirectory where the per-app tables of the sink and of {@link #result()} are memory-mapped when
+     *                     there are more than {@link LongColumn#ON_HEAP_UP_TO} apps, or null for the JVM's temporary
+     *                     directory.
      */
-    public record Options(long events, int apps, long rate, int parallelism, IdleStrategyKind idleStrategy)
+    public record Options(long events, int apps, long rate, int parallelism, IdleStrategyKind idleStrategy,
+        Path tablesDirectory)
     {
         /** The {@link #events()} value that means: generate until stopped. */
         public static final long UNBOUNDED = 0;
@@ -94,9 +100,9 @@ public final class PageViewCount
             {
                 throw new IllegalArgumentException("events must be >= 0 (0 = unbounded), was " + events);
             }
-            if (apps < 1)
+            if (apps < 1 || apps > LongColumn.MAX_LENGTH)
             {
-                throw new IllegalArgumentException("apps must be >= 1, was " + apps);
+                throw new IllegalArgumentException("apps must be in [1, " + LongColumn.MAX_LENGTH + "], was " + apps);
             }
             if (rate < 0)
             {
@@ -109,10 +115,13 @@ public final class PageViewCount
             Objects.requireNonNull(idleStrategy, "idleStrategy");
         }
 
-        /** @return 50,000,000 views over 1,000 applications, as fast as possible, parallelism 1, BACKOFF. */
+        /**
+         * @return 50,000,000 views over 1,000 applications, as fast as possible, parallelism 1, BACKOFF, tables in
+         *     the temporary directory.
+         */
         public static Options defaults()
         {
-            return new Options(50_000_000L, 1_000, 0, 1, IdleStrategyKind.BACKOFF);
+            return new Options(50_000_000L, 1_000, 0, 1, IdleStrategyKind.BACKOFF, null);
         }
 
         /** @return whether views are generated until stopped. */
@@ -124,31 +133,37 @@ public final class PageViewCount
         /** @param value see {@link #events()}. @return a copy with that value. */
         public Options withEvents(final long value)
         {
-            return new Options(value, apps, rate, parallelism, idleStrategy);
+            return new Options(value, apps, rate, parallelism, idleStrategy, tablesDirectory);
         }
 
         /** @param value see {@link #apps()}. @return a copy with that value. */
         public Options withApps(final int value)
         {
-            return new Options(events, value, rate, parallelism, idleStrategy);
+            return new Options(events, value, rate, parallelism, idleStrategy, tablesDirectory);
         }
 
         /** @param value see {@link #rate()}. @return a copy with that value. */
         public Options withRate(final long value)
         {
-            return new Options(events, apps, value, parallelism, idleStrategy);
+            return new Options(events, apps, value, parallelism, idleStrategy, tablesDirectory);
         }
 
         /** @param value see {@link #parallelism()}. @return a copy with that value. */
         public Options withParallelism(final int value)
         {
-            return new Options(events, apps, rate, value, idleStrategy);
+            return new Options(events, apps, rate, value, idleStrategy, tablesDirectory);
         }
 
         /** @param value see {@link #idleStrategy()}. @return a copy with that value. */
         public Options withIdleStrategy(final IdleStrategyKind value)
         {
-            return new Options(events, apps, rate, parallelism, value);
+            return new Options(events, apps, rate, parallelism, value, tablesDirectory);
+        }
+
+        /** @param value see {@link #tablesDirectory()}. @return a copy with that value. */
+        public Options withTablesDirectory(final Path value)
+        {
+            return new Options(events, apps, rate, parallelism, idleStrategy, value);
         }
     }
 
@@ -160,14 +175,15 @@ public final class PageViewCount
      * @param expectedCounts by application id: views generated, recomputed from {@link #appOf}.
      * @param counts         by application id: the count of the last update the sink received (0 when none).
      * @param updates        by application id: updates the sink received.
-     * @param mismatches     one line per discrepancy; empty when verified.
+     *                       The three columns are memory-mapped beyond {@link LongColumn#ON_HEAP_UP_TO} apps.
+     * @param mismatches     one line per discrepancy, at most {@link #MAX_MISMATCHES}; empty when verified.
      */
     public record Result(
         long generated,
         long received,
-        long[] expectedCounts,
-        long[] counts,
-        long[] updates,
+        LongColumn expectedCounts,
+        LongColumn counts,
+        LongColumn updates,
         List<String> mismatches)
     {
         /** @return whether every application's count and number of updates equal the views generated for it. */
@@ -231,7 +247,7 @@ public final class PageViewCount
             generated = generated.withRate(options.rate());
         }
         final StoppableSource<PageView> source = new StoppableSource<>(generated);
-        final PageViewSink sink = new PageViewSink(apps);
+        final PageViewSink sink = new PageViewSink(apps, options.tablesDirectory());
 
         DataStream<PageView> views = env.fromSource(source, SOURCE_UID).uid(SOURCE_UID)
             .setParallelism(options.parallelism());
@@ -279,6 +295,20 @@ public final class PageViewCount
     public static long[] expectedCounts(final int apps, final long[] emitted)
     {
         final long[] counts = new long[apps];
+        addExpectedCounts(emitted, LongColumn.wrap(counts));
+        return counts;
+    }
+
+    /**
+     * As {@link #expectedCounts(int, long[])}, into a column of {@code apps} values.
+     *
+     * @param emitted records emitted by each source subtask; its length is the source's parallelism.
+     * @param counts  by application id, receives the views generated (added to what it holds); its length is the
+     *                number of applications.
+     */
+    static void addExpectedCounts(final long[] emitted, final LongColumn counts)
+    {
+        final int apps = counts.length();
         final int parallelism = emitted.length;
         for (int subtask = 0; subtask < parallelism; subtask++)
         {
@@ -288,10 +318,9 @@ public final class PageViewCount
             final long steps = Math.min(n, apps);
             for (long k = 0; k < steps; k++)
             {
-                counts[(int)appOf(subtask + k * parallelism, apps)] += full + (k < rest ? 1 : 0);
+                counts.add((int)appOf(subtask + k * parallelism, apps), full + (k < rest ? 1 : 0));
             }
         }
-        return counts;
     }
 
     /** @return what this job runs. */
@@ -386,40 +415,45 @@ public final class PageViewCount
         }
 
         final int apps = options.apps();
-        final long[] expected = expectedCounts(apps, emitted);
-        final long[] counts = new long[apps];
-        final long[] updates = new long[apps];
-        final int[] owner = new int[apps];
-        Arrays.fill(owner, -1);
-        final boolean[] split = new boolean[apps];
+        final Path tables = options.tablesDirectory();
+        final LongColumn expected = LongColumn.forLength(apps, tables);
+        addExpectedCounts(emitted, expected);
+        final LongColumn counts = LongColumn.forLength(apps, tables);
+        final LongColumn updates = LongColumn.forLength(apps, tables);
         long received = 0;
         for (final PageViewSink.SubtaskTotals subtask : totals)
         {
             received += subtask.received();
-            for (int app = 0; app < apps; app++)
-            {
-                if (subtask.updates()[app] > 0)
-                {
-                    split[app] |= owner[app] >= 0 && owner[app] != subtask.subtask();
-                    owner[app] = subtask.subtask();
-                    counts[app] = Math.max(counts[app], subtask.lastCounts()[app]);
-                    updates[app] += subtask.updates()[app];
-                }
-            }
         }
-
         final List<String> mismatches = new ArrayList<>();
         for (int app = 0; app < apps; app++)
         {
-            final boolean updatesWrong = !replayed &&
-                (restored ? updates[app] > expected[app] : updates[app] != expected[app]);
-            final boolean countWrong = restored ? updates[app] > 0 && counts[app] != expected[app] :
-                counts[app] != expected[app];
-            if (countWrong || updatesWrong || split[app])
+            // every subtask that saw the app; a restarted job closes each subtask once per attempt
+            int owner = -1;
+            boolean split = false;
+            long count = 0;
+            long updated = 0;
+            for (final PageViewSink.SubtaskTotals subtask : totals)
+            {
+                final long subtaskUpdates = subtask.updates().get(app);
+                if (subtaskUpdates > 0)
+                {
+                    split |= owner >= 0 && owner != subtask.subtask();
+                    owner = subtask.subtask();
+                    count = Math.max(count, subtask.lastCounts().get(app));
+                    updated += subtaskUpdates;
+                }
+            }
+            counts.set(app, count);
+            updates.set(app, updated);
+            final long generated = expected.get(app);
+            final boolean updatesWrong = !replayed && (restored ? updated > generated : updated != generated);
+            final boolean countWrong = restored ? updated > 0 && count != generated : count != generated;
+            if ((countWrong || updatesWrong || split) && mismatches.size() < MAX_MISMATCHES)
             {
                 mismatches.add(String.format(
-                    "app %d: generated %,d, final count %,d, updates received %,d%s", app, expected[app], counts[app],
-                    updates[app], split[app] ? ", split over several sink subtasks" : ""));
+                    "app %d: generated %,d, final count %,d, updates received %,d%s", app, generated, count,
+                    updated, split ? ", split over several sink subtasks" : ""));
             }
         }
         final long generated = Arrays.stream(emitted).sum();

@@ -6,6 +6,7 @@ import io.ringflow.engine.api.sink.SinkWriter;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -19,9 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   into its own {@link SingleWriterRecorder}, which one reader thread may drain at any time through
  *   {@link #takeIntervalLatencies(Histogram)};</li>
  *   <li>counts the updates it received in a counter that any thread may read ({@link #recordsReceived()});</li>
- *   <li>keeps, in plain arrays confined to its thread, the last count and the number of updates seen per application,
- *   and hands them over as {@link SubtaskTotals} when the subtask closes; {@link #subtaskTotals()} is complete once
- *   the job has terminated.</li>
+ *   <li>keeps, in two {@link LongColumn}s confined to its thread, the last count and the number of updates seen per
+ *   application, and hands them over as {@link SubtaskTotals} when the subtask closes; {@link #subtaskTotals()} is
+ *   complete once the job has terminated. Columns of more than {@link LongColumn#ON_HEAP_UP_TO} apps are memory-mapped
+ *   files in the tables directory.</li>
  * </ul>
  * Application ids must lie in {@code [0, apps)}; any other id fails the job.
  */
@@ -30,6 +32,7 @@ final class PageViewSink implements Sink<AppCount>
     private static final int SIGNIFICANT_DIGITS = 3;
 
     private final int apps;
+    private final Path tablesDirectory;
     private final List<Writer> writers = new CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<SubtaskTotals> closed = new ConcurrentLinkedQueue<>();
 
@@ -42,20 +45,23 @@ final class PageViewSink implements Sink<AppCount>
      * @param updates     by application id: how many updates were received.
      * @param received    updates received in all.
      */
-    record SubtaskTotals(int subtask, int parallelism, long[] lastCounts, long[] updates, long received)
+    record SubtaskTotals(int subtask, int parallelism, LongColumn lastCounts, LongColumn updates, long received)
     {
     }
 
     /**
-     * @param apps the number of applications; ids lie in {@code [0, apps)}.
+     * @param apps            the number of applications; ids lie in {@code [0, apps)}.
+     * @param tablesDirectory where the per-app columns of many apps are mapped, or null for the JVM's temporary
+     *                        directory.
      */
-    PageViewSink(final int apps)
+    PageViewSink(final int apps, final Path tablesDirectory)
     {
         if (apps < 1)
         {
             throw new IllegalArgumentException("apps must be at least 1, was " + apps);
         }
         this.apps = apps;
+        this.tablesDirectory = tablesDirectory;
     }
 
     @Override
@@ -104,8 +110,8 @@ final class PageViewSink implements Sink<AppCount>
         private final int parallelism;
         private final SingleWriterRecorder recorder = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
         private final AtomicLong received = new AtomicLong();
-        private final long[] lastCounts;
-        private final long[] updates;
+        private final LongColumn lastCounts;
+        private final LongColumn updates;
         private long count;
         private boolean handedOver;
         /** Owned by the reader of {@link #takeIntervalLatencies}. */
@@ -115,8 +121,8 @@ final class PageViewSink implements Sink<AppCount>
         {
             this.subtask = subtask;
             this.parallelism = parallelism;
-            this.lastCounts = new long[apps];
-            this.updates = new long[apps];
+            this.lastCounts = LongColumn.forLength(apps, tablesDirectory);
+            this.updates = LongColumn.forLength(apps, tablesDirectory);
         }
 
         @Override
@@ -125,13 +131,12 @@ final class PageViewSink implements Sink<AppCount>
             final long latency = System.nanoTime() - record.eventNanos();
             recorder.recordValue(Math.max(0, latency));
             final long appId = record.appId();
-            if (appId < 0 || appId >= lastCounts.length)
+            if (appId < 0 || appId >= apps)
             {
-                throw new IllegalStateException("application id " + appId + " is outside [0, " + lastCounts.length +
-                    ")");
+                throw new IllegalStateException("application id " + appId + " is outside [0, " + apps + ")");
             }
-            lastCounts[(int)appId] = record.count();
-            updates[(int)appId]++;
+            lastCounts.set((int)appId, record.count());
+            updates.add((int)appId, 1);
             received.lazySet(++count);
         }
 

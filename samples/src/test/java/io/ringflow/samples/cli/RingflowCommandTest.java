@@ -410,6 +410,28 @@ class RingflowCommandTest
     }
 
     @Test
+    void moreAppsThanTheHeapTablesHoldRunOnMappedTablesAndStateFilesThatAreRemovedAfterwards(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final int apps = io.ringflow.samples.pageview.LongColumn.ON_HEAP_UP_TO + 50_000;
+        final java.nio.file.Path state = dir.resolve("state");
+
+        final int exitCode = run("page-view", "--events", Integer.toString(apps), "--apps", Integer.toString(apps),
+            "--state-dir", state.toString(), "--quiet-totals", "--checkpoint-interval", "200", "--incremental",
+            "--full-snapshot-every", "100", "--checkpoint-dir", dir.resolve("checkpoints").toString());
+
+        assertThat(exitCode).as("exit code; stderr: %s", err).isZero();
+        assertThat(out.toString())
+            .contains(String.format(java.util.Locale.ROOT, "over all %,d apps: min 1, max 1, sum %,d", apps, apps))
+            .contains("verified: totals equal generated events per app");
+        try (java.util.stream.Stream<java.nio.file.Path> left = java.nio.file.Files.walk(state))
+        {
+            assertThat(left.filter(java.nio.file.Files::isRegularFile))
+                .as("state files and mapped tables are gone once the job ended").isEmpty();
+        }
+    }
+
+    @Test
     void pageViewWithParallelismAndQuietTotalsPrintsASummaryOfTheTotals()
     {
         final int exitCode = run("page-view", "--events", "100_000", "--apps", "1k", "-p", "2", "--idle", "BLOCK",
@@ -426,7 +448,11 @@ class RingflowCommandTest
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "page-view --events -1          | --events must be >= 0",
-        "page-view --apps 0             | --apps must be in [1, 10,000,000]",
+        "page-view --apps 0             | --apps must be in [1, 100,000,000]",
+        "page-view --apps 101M          | --apps must be in [1, 100,000,000]",
+        "page-view --state-backend heap --state-dir d | --state-dir only goes with --state-backend chronicle",
+        "page-view --checkpoint-interval 10 --full-snapshot-every 5 | --full-snapshot-every must be at least 1 and only goes with --incremental; was 5 without --incremental",
+        "page-view --checkpoint-interval 10 --incremental --full-snapshot-every 0 | --full-snapshot-every must be at least 1",
         "page-view --rate -10           | --rate must be >= 0",
         "page-view --parallelism 0      | --parallelism must be in [1, 128]",
         "page-view -p 129               | --parallelism must be in [1, 128]",
