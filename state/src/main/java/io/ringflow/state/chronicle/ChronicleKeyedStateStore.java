@@ -190,7 +190,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /** The most of a snapshot its flusher buffers on the heap before spilling to a file ({@link KeyGroupBuckets}). */
     private long snapshotSpillAfterBytes = KeyGroupBuckets.DEFAULT_SPILL_AFTER_BYTES;
     /** See {@link #limitTrackedChanges}. */
-    private long trackedChangesLimit = StateMap.DEFAULT_MAX_TRACKED_CHANGES;
+    private long trackedChangesLimit = Long.MAX_VALUE;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -502,7 +502,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     }
 
     /**
-     * For tests: the most changed keys each map tracks at once (by default {@link StateMap#DEFAULT_MAX_TRACKED_CHANGES});
+     * For tests: the most changed keys each map tracks at once (by default as many as fit in
+     * {@link StateMap#DEFAULT_MAX_TRACKED_CHANGE_BYTES} of heap);
      * past it, deltas and reverts across the overflowing interval are refused. Task thread.
      *
      * @param keys at least 1.
@@ -546,7 +547,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             throw new IllegalStateException("no incremental snapshot against checkpoint " + baseCheckpointId +
                 " can be taken: " + (bases.tracking() ? "this store did not take it, forgot its changes, or changed " +
-                "more keys since than it tracks (StateMap.DEFAULT_MAX_TRACKED_CHANGES)" :
+                "more keys since than it tracks (StateMap.DEFAULT_MAX_TRACKED_CHANGE_BYTES)" :
                 "changes are not tracked"));
         }
         forgetChangesUpTo(baseCheckpointId);

@@ -28,6 +28,15 @@ final class PreservedKey
     }
 
     /**
+     * @param bytes a stored key's bytes, which the result owns.
+     * @return the key.
+     */
+    static PreservedKey of(final byte[] bytes)
+    {
+        return new PreservedKey(bytes);
+    }
+
+    /**
      * @param key a stored key.
      * @return an immutable copy of it.
      */
@@ -68,7 +77,8 @@ final class PreservedKey
         return StoredKeyLayout.keyGroup(bytes);
     }
 
-    private static int hash(final byte[] bytes, final int length)
+    /** @return the hash of a key's first {@code length} bytes, as {@link #hashCode()} gives it. */
+    static int hash(final byte[] bytes, final int length)
     {
         int h = 1;
         for (int i = 0; i < length; i++)

@@ -70,7 +70,7 @@ final class StateMap
     /** Task thread: looks keys up in the change set. */
     private final PreservedKey changeProbe = new PreservedKey();
     /** The keys changed since the last snapshot, when changes are tracked; else null. Task thread. */
-    private Set<PreservedKey> changes;
+    private ChangedKeySet changes;
     /**
      * The change sets of earlier intervals, by the id of the snapshot that ended each, ascending; never modified once
      * here (pending deltas read them on flushers). Task thread.
@@ -95,26 +95,31 @@ final class StateMap
      * The keys changed in the interval that ended at a snapshot's barrier; {@code overflowed}: more keys changed than
      * were tracked, so {@code keys} is empty and no delta or revert can span the interval.
      */
-    private record SealedChanges(long checkpointId, Set<PreservedKey> keys, boolean overflowed)
+    private record SealedChanges(long checkpointId, ChangedKeySet keys, boolean overflowed)
     {
     }
 
     /**
-     * The default {@link #maxTrackedChanges}: about a sixteenth of the maximum heap at some 128 bytes a tracked key
-     * (its copy, its set node), at least 4,096.
+     * The default {@link #maxTrackedChangeBytes}: a sixteenth of the maximum heap, at least 256 KiB. At about 30
+     * bytes a tracked 10-byte key ({@link ChangedKeySet}), a 512 MB heap tracks about a million changed keys.
      */
-    static final long DEFAULT_MAX_TRACKED_CHANGES = Math.max(4_096, Runtime.getRuntime().maxMemory() / 16 / 128);
+    static final long DEFAULT_MAX_TRACKED_CHANGE_BYTES = Math.max(256 << 10, Runtime.getRuntime().maxMemory() / 16);
     /**
-     * The most changed keys the sealed intervals and the current one hold together: the change sets live on the heap,
-     * and state larger than the heap may change more keys in an interval than the heap holds. Past it the current
-     * interval overflows: its set is dropped, and every base before its end stops being one (the next checkpoint is
-     * full, as it would be anyway when a quarter of the keys changed). Task thread.
+     * The most heap the change sets of the sealed intervals and the current one take together: they live on the
+     * heap, and state larger than the heap may change more keys in an interval than the heap holds. Past it (or past
+     * {@link #maxTrackedChanges} keys) the current interval overflows: its set is dropped, and every base before its
+     * end stops being one (the next checkpoint is full, as it would be anyway when a quarter of the keys changed).
+     * Task thread.
      */
-    private long maxTrackedChanges = DEFAULT_MAX_TRACKED_CHANGES;
+    private long maxTrackedChangeBytes = DEFAULT_MAX_TRACKED_CHANGE_BYTES;
+    /** The most changed keys tracked at once, for tests; unbounded by default. Task thread. */
+    private long maxTrackedChanges = Long.MAX_VALUE;
     /** Whether the current interval overflowed. Task thread. */
     private boolean changesOverflowed;
     /** The keys the sealed intervals hold. Task thread. */
     private long sealedChangeCount;
+    /** The heap bytes of the sealed intervals' sets. Task thread. */
+    private long sealedChangeBytes;
 
     /**
      * @param name   the state's name.
@@ -421,7 +426,7 @@ final class StateMap
     {
         if (changes == null)
         {
-            changes = new HashSet<>();
+            changes = new ChangedKeySet();
         }
     }
 
@@ -457,7 +462,8 @@ final class StateMap
         {
             sealed.addLast(new SealedChanges(checkpointId, changes, changesOverflowed));
             sealedChangeCount += changes.size();
-            changes = new HashSet<>();
+            sealedChangeBytes += changes.memoryBytes();
+            changes = new ChangedKeySet();
             changesOverflowed = false;
         }
     }
@@ -521,7 +527,9 @@ final class StateMap
     {
         while (!sealed.isEmpty() && sealed.peekFirst().checkpointId() <= checkpointId)
         {
-            sealedChangeCount -= sealed.removeFirst().keys().size();
+            final ChangedKeySet forgotten = sealed.removeFirst().keys();
+            sealedChangeCount -= forgotten.size();
+            sealedChangeBytes -= forgotten.memoryBytes();
         }
     }
 
@@ -530,10 +538,11 @@ final class StateMap
     {
         sealed.clear();
         sealedChangeCount = 0;
+        sealedChangeBytes = 0;
         changesOverflowed = false;
         if (changes != null)
         {
-            changes = new HashSet<>();
+            changes = new ChangedKeySet();
         }
     }
 
@@ -546,16 +555,16 @@ final class StateMap
      */
     void recordChange(final EncodedBytes key)
     {
-        final Set<PreservedKey> current = changes;
+        final ChangedKeySet current = changes;
         if (current != null && !changesOverflowed && !current.contains(changeProbe.wrap(key)))
         {
-            if (sealedChangeCount + current.size() >= maxTrackedChanges)
+            if (sealedChangeCount + current.size() >= maxTrackedChanges ||
+                sealedChangeBytes + current.memoryBytes() >= maxTrackedChangeBytes ||
+                !current.recordAbsent(changeProbe.bytes(), changeProbe.length(), changeProbe.hashCode()))
             {
                 changesOverflowed = true;
-                changes = new HashSet<>();
-                return;
+                changes = new ChangedKeySet();
             }
-            current.add(PreservedKey.copyOf(key));
         }
     }
 
@@ -672,7 +681,7 @@ final class StateMap
      */
     void putRestored(final EncodedBytes key, final EncodedBytes value)
     {
-        final Set<PreservedKey> recording = changes;
+        final ChangedKeySet recording = changes;
         changes = null;
         try
         {

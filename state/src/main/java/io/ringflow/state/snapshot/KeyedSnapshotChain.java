@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -218,8 +219,13 @@ public final class KeyedSnapshotChain
         /** No user key: the one value of a value, list, reducing or aggregating state's key. */
         private static final ByteBuffer NO_USER_KEY = ByteBuffer.allocate(0);
 
-        /** Per (merged state index, key): user key (or {@link #NO_USER_KEY}) to value, in insertion order. */
-        private final LinkedHashMap<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entries = new LinkedHashMap<>();
+        /**
+         * Per (merged state index, key), in insertion order: the key's one value without a user key, as a
+         * {@code byte[]} (value, list, reducing and aggregating states: no map per key, about 130 heap bytes an entry
+         * of a {@code Long} counter), or a {@code LinkedHashMap<ByteBuffer, byte[]>} from user key (or
+         * {@link #NO_USER_KEY}) to value (map states).
+         */
+        private final LinkedHashMap<StateKey, Object> entries = new LinkedHashMap<>();
         int[] fileStates;
 
         /** Forgets the last key group, then merges {@code group} of every file of {@code chain}, in order. */
@@ -238,55 +244,107 @@ public final class KeyedSnapshotChain
             final int keyLength, final int subKeyOffset, final int subKeyLength, final int valueOffset,
             final int valueLength)
         {
-            final StateKey key = new StateKey(fileStates[stateIndex], ByteBuffer.wrap(copy(bytes, keyOffset,
-                keyLength)));
+            final StateKey key = new StateKey(fileStates[stateIndex], copy(bytes, keyOffset, keyLength));
             if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
             {
                 entries.remove(key);
                 return;
             }
-            final ByteBuffer userKey = subKeyLength < 0 ? NO_USER_KEY :
-                ByteBuffer.wrap(copy(bytes, subKeyOffset, subKeyLength));
-            entries.computeIfAbsent(key, k -> new LinkedHashMap<>())
-                .put(userKey, copy(bytes, valueOffset, valueLength));
+            final byte[] value = copy(bytes, valueOffset, valueLength);
+            if (subKeyLength < 0)
+            {
+                final Object held = entries.get(key);
+                if (held instanceof LinkedHashMap<?, ?>)
+                {
+                    userKeyed(held).put(NO_USER_KEY, value);
+                }
+                else
+                {
+                    entries.put(key, value);
+                }
+                return;
+            }
+            final ByteBuffer userKey = ByteBuffer.wrap(copy(bytes, subKeyOffset, subKeyLength));
+            final Object held = entries.get(key);
+            final LinkedHashMap<ByteBuffer, byte[]> values;
+            if (held instanceof LinkedHashMap<?, ?>)
+            {
+                values = userKeyed(held);
+            }
+            else
+            {
+                values = new LinkedHashMap<>();
+                if (held != null)
+                {
+                    values.put(NO_USER_KEY, (byte[])held);
+                }
+                entries.put(key, values);
+            }
+            values.put(userKey, value);
+        }
+
+        @SuppressWarnings("unchecked")
+        private static LinkedHashMap<ByteBuffer, byte[]> userKeyed(final Object held)
+        {
+            return (LinkedHashMap<ByteBuffer, byte[]>)held;
+        }
+
+        /** Receives the merged entries of a key group in order; {@code userKey} is {@link #NO_USER_KEY} for none. */
+        private interface MergedEntry
+        {
+            void accept(StateKey key, ByteBuffer userKey, byte[] value) throws IOException;
+        }
+
+        private void forEach(final MergedEntry visitor) throws IOException
+        {
+            for (final Map.Entry<StateKey, Object> entry : entries.entrySet())
+            {
+                if (entry.getValue() instanceof byte[] value)
+                {
+                    visitor.accept(entry.getKey(), NO_USER_KEY, value);
+                }
+                else
+                {
+                    for (final Map.Entry<ByteBuffer, byte[]> value : userKeyed(entry.getValue()).entrySet())
+                    {
+                        visitor.accept(entry.getKey(), value.getKey(), value.getValue());
+                    }
+                }
+            }
+        }
+
+        private int count()
+        {
+            int count = 0;
+            for (final Object held : entries.values())
+            {
+                count += held instanceof byte[] ? 1 : userKeyed(held).size();
+            }
+            return count;
         }
 
         void writeTo(final KeyedSnapshotWriter writer, final int group) throws IOException
         {
-            int count = 0;
-            for (final LinkedHashMap<ByteBuffer, byte[]> values : entries.values())
-            {
-                count += values.size();
-            }
+            final int count = count();
             if (count == 0)
             {
                 return;
             }
             writer.startKeyGroup(group, count);
-            for (final Map.Entry<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entry : entries.entrySet())
+            forEach((key, userKey, value) ->
             {
-                final ByteBuffer rawKey = entry.getKey().key();
-                final CodecBuffer key = CodecBuffer.wrap(rawKey, 0, rawKey.capacity());
-                for (final Map.Entry<ByteBuffer, byte[]> value : entry.getValue().entrySet())
-                {
-                    final ByteBuffer userKey = value.getKey();
-                    final byte[] bytes = value.getValue();
-                    writer.entry(entry.getKey().state(), key, 0, key.capacity(),
-                        userKey == NO_USER_KEY ? null : CodecBuffer.wrap(userKey, 0, userKey.capacity()), 0,
-                        userKey.capacity(), CodecBuffer.wrap(bytes), 0, bytes.length);
-                }
-            }
+                final CodecBuffer keyBytes = CodecBuffer.wrap(key.key());
+                writer.entry(key.state(), keyBytes, 0, key.key().length,
+                    userKey == NO_USER_KEY ? null : CodecBuffer.wrap(userKey, 0, userKey.capacity()), 0,
+                    userKey.capacity(), CodecBuffer.wrap(value), 0, value.length);
+            });
         }
 
         /** Frames the merged key group as a file holds it (key group, entry count, entries); nothing when empty. */
         void frameTo(final KeyedSnapshotReader.GroupBytes out, final int group)
         {
             out.reset();
-            int count = 0;
-            for (final LinkedHashMap<ByteBuffer, byte[]> values : entries.values())
-            {
-                count += values.size();
-            }
+            final int count = count();
             if (count == 0)
             {
                 return;
@@ -296,28 +354,23 @@ public final class KeyedSnapshotChain
             {
                 data.writeInt(group);
                 data.writeInt(count);
-                for (final Map.Entry<StateKey, LinkedHashMap<ByteBuffer, byte[]>> entry : entries.entrySet())
+                forEach((key, userKey, value) ->
                 {
-                    final ByteBuffer key = entry.getKey().key();
-                    for (final Map.Entry<ByteBuffer, byte[]> value : entry.getValue().entrySet())
+                    data.writeInt(key.state());
+                    data.writeInt(key.key().length);
+                    data.write(key.key());
+                    if (userKey == NO_USER_KEY)
                     {
-                        data.writeInt(entry.getKey().state());
-                        data.writeInt(key.capacity());
-                        data.write(key.array(), 0, key.capacity());
-                        final ByteBuffer userKey = value.getKey();
-                        if (userKey == NO_USER_KEY)
-                        {
-                            data.writeInt(-1);
-                        }
-                        else
-                        {
-                            data.writeInt(userKey.capacity());
-                            data.write(userKey.array(), 0, userKey.capacity());
-                        }
-                        data.writeInt(value.getValue().length);
-                        data.write(value.getValue());
+                        data.writeInt(-1);
                     }
-                }
+                    else
+                    {
+                        data.writeInt(userKey.capacity());
+                        data.write(userKey.array(), 0, userKey.capacity());
+                    }
+                    data.writeInt(value.length);
+                    data.write(value);
+                });
             }
             catch (final IOException impossible)
             {
@@ -331,8 +384,41 @@ public final class KeyedSnapshotChain
         }
     }
 
-    /** A key of one state; keys compare by content. */
-    private record StateKey(int state, ByteBuffer key)
+    /** A key of one state; keys compare by content. Its bytes are owned and never changed. */
+    private static final class StateKey
     {
+        private final int state;
+        private final byte[] key;
+        private final int hash;
+
+        StateKey(final int state, final byte[] key)
+        {
+            this.state = state;
+            this.key = key;
+            this.hash = 31 * state + Arrays.hashCode(key);
+        }
+
+        int state()
+        {
+            return state;
+        }
+
+        byte[] key()
+        {
+            return key;
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(final Object other)
+        {
+            return other instanceof StateKey that && hash == that.hash && state == that.state &&
+                Arrays.equals(key, that.key);
+        }
     }
 }
