@@ -101,8 +101,9 @@ public final class CheckpointCoordinator implements CheckpointGateway
     /** Whether a wake-up for the end of the minimum pause is scheduled. Under {@link #lock}. */
     private boolean wakeUpScheduled;
     /**
-     * The newest checkpoint (not savepoint) committed by this attempt: the base of the next checkpoints' keyed deltas
-     * with incremental snapshots. Under {@link #lock}.
+     * The newest checkpoint (not savepoint) committed by this attempt, or the one it was restored from when that is
+     * in this attempt's storage ({@link #restoredFrom}): the base of the next checkpoints' keyed deltas with
+     * incremental snapshots. Under {@link #lock}.
      */
     private CheckpointMetadata latestBase;
     /** Checkpoints pending when the job stopped: their files are deleted once the job has terminated. */
@@ -130,6 +131,25 @@ public final class CheckpointCoordinator implements CheckpointGateway
         this.maxConcurrent = config != null ? config.maxConcurrent() : 1;
         this.minPauseNanos = config != null ? config.minPause().toNanos() : 0;
         this.committer = new CheckpointCommitter(job.jobName(), storage, retained);
+    }
+
+    /**
+     * Says that the tasks were restored from {@code checkpoint}, a checkpoint of this coordinator's own storage: with
+     * incremental snapshots, the first checkpoints may extend its keyed chains (each subtask whose store says it holds
+     * exactly that checkpoint's state, see {@code KeyedStateStore.restoredFrom}; the others write full snapshots),
+     * and retention keeps it while they build on it. A savepoint is never a base. Before {@link #start}.
+     *
+     * @param checkpoint the metadata of the checkpoint restored.
+     */
+    public void restoredFrom(final CheckpointMetadata checkpoint)
+    {
+        synchronized (lock)
+        {
+            if (latestBase == null && !checkpoint.savepoint())
+            {
+                latestBase = checkpoint;
+            }
+        }
     }
 
     /** Called once, after every task is known and before the threads start; triggers already asked for start. */

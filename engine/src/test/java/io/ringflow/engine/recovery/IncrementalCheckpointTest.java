@@ -86,10 +86,18 @@ class IncrementalCheckpointTest
             job.source.openUpTo(11_000);
             Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.restartCount() == 1 &&
                 handle.status() == JobStatus.RUNNING);
-            // after a restore the first checkpoint starts new chains: the restored store took no snapshot to build on
+            // the restored stores hold exactly the fifth's state: the first checkpoint after the restart extends its
+            // chains with deltas, and the next one is cut by fullSnapshotEvery(3)
             final CompletedCheckpoint afterRestart = checkpointAt(handle, job, 11_000);
-            assertThat(chainLengths(storage, afterRestart)).containsExactly(1, 1);
-            final CompletedCheckpoint deltaAfterRestart = checkpointAt(handle, job, 11_010);
+            assertThat(chainLengths(storage, afterRestart)).containsExactly(3, 3);
+            assertThat(storage.load(afterRestart.checkpointId()).operators().get("count").subtasks().get(0)
+                .keyedChain().subList(0, 2)).as("the fifth's chain, extended")
+                .isEqualTo(storage.load(fifth.checkpointId()).operators().get("count").subtasks().get(0).keyedChain());
+            assertThat(afterRestart.stateSizeBytes()).as("a delta of the keys changed since the fifth")
+                .isLessThan(first.stateSizeBytes() / 2);
+            final CompletedCheckpoint fullAfterRestart = checkpointAt(handle, job, 11_010);
+            assertThat(chainLengths(storage, fullAfterRestart)).containsExactly(1, 1);
+            final CompletedCheckpoint deltaAfterRestart = checkpointAt(handle, job, 11_020);
             assertThat(chainLengths(storage, deltaAfterRestart)).containsExactly(2, 2);
             job.source.finishAt(12_000);
             TestJobs.awaitFinished(handle);
@@ -132,6 +140,79 @@ class IncrementalCheckpointTest
             }
             assertThat(second.sinkCountsAreExactFor(9_000)).as("counts per key, restored into %s", backend).isTrue();
         }
+    }
+
+    @Test
+    void aNewJobRestoredInTheSameDirectoryExtendsTheChainsElsewhereOrRescaledItStartsNewOnes(@TempDir final Path dir)
+        throws Exception
+    {
+        final Path own = dir.resolve("own");
+        final CountingJob first = new CountingJob(KEYS);
+        final long last;
+        try (JobHandle handle = incrementalEnv(own, null, first, 2).execute("incremental-first"))
+        {
+            checkpointAt(handle, first, 6_000);
+            last = checkpointAt(handle, first, 6_500).checkpointId();
+        }
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(own);
+        assertThat(chainLengths(storage, last)).containsExactly(2, 2);
+
+        // the same directory and parallelism: the restored chains go on
+        final CountingJob same = new CountingJob(KEYS);
+        final long extended;
+        final long extendedAt;
+        try (JobHandle handle = incrementalEnv(own, own.resolve("chk-" + last), same, 2).execute("incremental-same"))
+        {
+            // however many records are in when it is taken (a restored job's sink sees only what follows the restore)
+            same.source.openUpTo(7_000);
+            final CompletedCheckpoint checkpoint = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            extended = checkpoint.checkpointId();
+            extendedAt = checkpoint.sourcePositions().get("numbers").get(0);
+            assertThat(chainLengths(storage, extended)).containsExactly(3, 3);
+            // every key counted at least once after the restore, so the sink's last counts are the totals
+            same.source.finishAt(6_500 + 2 * KEYS);
+            TestJobs.awaitFinished(handle);
+        }
+        assertThat(same.sinkCountsAreExactFor(6_500 + 2 * KEYS)).isTrue();
+
+        // another directory: its checkpoints cannot refer to this one's files
+        final Path other = dir.resolve("other");
+        final CountingJob elsewhere = new CountingJob(KEYS);
+        try (JobHandle handle = incrementalEnv(other, own.resolve("chk-" + extended), elsewhere, 2)
+            .execute("incremental-elsewhere"))
+        {
+            elsewhere.source.openUpTo(7_500);
+            final CompletedCheckpoint checkpoint = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            assertThat(chainLengths(new DirectoryCheckpointStorage(other), checkpoint.checkpointId()))
+                .containsExactly(1, 1);
+        }
+
+        // rescaled: each new subtask holds parts of several old chains
+        final CountingJob rescaled = new CountingJob(KEYS);
+        try (JobHandle handle = incrementalEnv(own, own.resolve("chk-" + extended), rescaled, 3)
+            .execute("incremental-rescaled"))
+        {
+            rescaled.source.openUpTo(7_500);
+            final CompletedCheckpoint checkpoint = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            assertThat(chainLengths(storage, checkpoint.checkpointId())).containsExactly(1, 1, 1);
+            rescaled.source.finishAt(extendedAt + 2 * KEYS);
+            TestJobs.awaitFinished(handle);
+        }
+        assertThat(rescaled.sinkCountsAreExactFor(extendedAt + 2 * KEYS)).isTrue();
+        assertThat(sharedFiles(own)).isEqualTo(referencedSharedFiles(storage));
+    }
+
+    private static JobEnvironment incrementalEnv(final Path checkpoints, final Path restoreFrom, final CountingJob job,
+        final int parallelism) throws IOException
+    {
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .stateBackend(TestBackends.CHRONICLE.create())
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1))
+                .storage(new DirectoryCheckpointStorage(checkpoints)).retained(3).incremental(true).build())
+            .restoreFrom(restoreFrom)
+            .build());
+        job.build(env, parallelism);
+        return env;
     }
 
     @Test

@@ -265,6 +265,19 @@ public interface KeyedStateStore extends AutoCloseable
     void restore(List<KeyedSnapshotReader> snapshots);
 
     /**
+     * Says that the store was just {@link #restore restored} from exactly this subtask's own keyed snapshot of a
+     * checkpoint (the same key groups, no other subtask's): it holds what that snapshot holds. A store that tracks
+     * changes may then make that checkpoint a base of its next delta ({@link #canSnapshotIncrementally}), so that the
+     * first checkpoint after a restore extends the restored chain instead of writing the whole state again. Same
+     * thread contract as {@link #restore}, right after it. The default does nothing (the next snapshot is full).
+     *
+     * @param checkpointId the checkpoint restored.
+     */
+    default void restoredFrom(final long checkpointId)
+    {
+    }
+
+    /**
      * Local recovery: whether {@link #revertTo} can bring this store back to a checkpoint's barrier in place. Called
      * after the store's task and every write of its snapshots have ended, before the store is handed to a new attempt.
      *

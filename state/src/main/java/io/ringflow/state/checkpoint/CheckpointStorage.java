@@ -173,6 +173,16 @@ public interface CheckpointStorage
     String describe();
 
     /**
+     * @param other another storage.
+     * @return whether both are the same place: a checkpoint stored in {@code other} is one of this storage's, whose
+     *     shared files this storage's checkpoints may refer to. By default only the same object.
+     */
+    default boolean sameAs(final CheckpointStorage other)
+    {
+        return this == other;
+    }
+
+    /**
      * @return whether what is stored outlives the JVM (a directory) or not (memory): a storage that is not durable
      *     has nothing to make durable, so its writes and commits may run inline instead of on an I/O thread.
      */

@@ -365,6 +365,27 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
+    public boolean sameAs(final CheckpointStorage other)
+    {
+        if (other == this)
+        {
+            return true;
+        }
+        if (!(other instanceof DirectoryCheckpointStorage that))
+        {
+            return false;
+        }
+        try
+        {
+            return directory.toRealPath().equals(that.directory.toRealPath());
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    @Override
     public String describe()
     {
         return "checkpoint directory " + directory;

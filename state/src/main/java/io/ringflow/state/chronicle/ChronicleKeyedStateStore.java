@@ -189,6 +189,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private final ChronicleStateConfig config;
     /** The most of a snapshot its flusher buffers on the heap before spilling to a file ({@link KeyGroupBuckets}). */
     private long snapshotSpillAfterBytes = KeyGroupBuckets.DEFAULT_SPILL_AFTER_BYTES;
+    /**
+     * The checkpoint id of the last barrier ({@link #snapshot} or {@link #incrementalSnapshot}), or of the checkpoint
+     * this store was {@link #restoredFrom restored from}; -1 before either. Fronts declared later stamp their changes
+     * with it. Task thread.
+     */
+    private long lastBarrier = -1;
     /** See {@link #limitTrackedChanges}. */
     private long trackedChangesLimit = Long.MAX_VALUE;
     private final CodecRegistry codecs;
@@ -616,6 +622,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             throw ex;
         }
         bases.sealed(maps.values(), checkpointId);
+        lastBarrier = checkpointId;
         for (final PendingStatePart part : parts)
         {
             part.state().addPending(part);
@@ -654,6 +661,25 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             config.hotKeyCapacity(false, tracking) > 0 ? config.hotKeyCapacity(true, tracking) : 0);
         // no delta can be based on a snapshot from before the restore: the restored entries are not changes
         bases.forgetAll(maps.values());
+    }
+
+    /** {@inheritDoc} See {@link IncrementalBases#restoredFrom}. */
+    @Override
+    public void restoredFrom(final long checkpointId)
+    {
+        checkOpen();
+        if (!declared.isEmpty())
+        {
+            throw new IllegalStateException("restoredFrom must come right after restore, before any state is declared");
+        }
+        bases.restoredFrom(maps.values(), checkpointId);
+        lastBarrier = checkpointId;
+    }
+
+    /** @return see {@link #lastBarrier}. Task thread. */
+    long lastBarrier()
+    {
+        return lastBarrier;
     }
 
     /**
@@ -813,8 +839,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 map.trackChanges();
             }
         }
-        // the reverted entries are not changes against anything: start again as a restore does
-        bases.forgetAll(maps.values());
+        // the store holds exactly the checkpoint's snapshot again: the next delta may build on it
+        bases.restoredFrom(maps.values(), checkpointId);
         rebinding.addAll(declared.keySet());
         return reverted;
     }

@@ -120,6 +120,9 @@ final class HotKeyFront
                 " keys, not " + unboxedCapacity + " (unboxed) or " + boxedCapacity + " (boxed)");
         }
         this.store = store;
+        // a front declared after a barrier (or after a restore the store was told it equals) stamps its changes with
+        // that checkpoint, so that a delta against it carries them
+        this.changeStamp = store.lastBarrier();
         this.map = map;
         this.valueCodec = valueCodec;
         this.stateName = stateName;

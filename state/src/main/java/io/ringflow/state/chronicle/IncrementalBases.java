@@ -9,9 +9,10 @@ import java.util.Collection;
  * {@link StateMap} keeps its own change sets, one per interval between barriers; this class keeps the intervals of
  * all maps in step.
  *
- * <p>Invariant: a checkpoint id is a possible base iff this store took its snapshot while tracking changes, no
- * restore came after, and neither {@link #forgetAll} nor the bound of {@link #MAX_POSSIBLE_BASES} dropped it; every
- * map then holds its change sets from that barrier on.
+ * <p>Invariant: a checkpoint id is a possible base iff this store took its snapshot while tracking changes, or was
+ * restored or reverted to exactly that snapshot while tracking ({@link #restoredFrom}), no other restore came after,
+ * and neither {@link #forgetAll} nor the bound of {@link #MAX_POSSIBLE_BASES} dropped it; every map then holds its
+ * change sets from that barrier (or that restore) on.
  *
  * <p>Thread contract: the store's task thread.
  */
@@ -112,6 +113,23 @@ final class IncrementalBases
         while (!sealedSnapshots.isEmpty() && sealedSnapshots.peekFirst() < checkpointId)
         {
             sealedSnapshots.removeFirst();
+        }
+    }
+
+    /**
+     * The store now holds exactly a checkpoint's snapshot (restored or reverted to it): every change and every other
+     * base is forgotten, and that checkpoint becomes the one possible base, when changes are tracked; the changes
+     * recorded from now on are the changes since it.
+     *
+     * @param maps         the store's maps.
+     * @param checkpointId the checkpoint whose snapshot the store holds.
+     */
+    void restoredFrom(final Collection<StateMap> maps, final long checkpointId)
+    {
+        forgetAll(maps);
+        if (tracking)
+        {
+            sealedSnapshots.addLast(checkpointId);
         }
     }
 

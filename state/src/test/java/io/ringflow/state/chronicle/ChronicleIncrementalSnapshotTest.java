@@ -216,6 +216,133 @@ class ChronicleIncrementalSnapshotTest
         assertThat(SnapshotContents.rawEntries(delta)).as("restored entries are not changes").hasSize(1);
     }
 
+    @Test
+    void aStateDeclaredAfterABarrierCarriesItsHotKeysChangesInTheNextDelta()
+    {
+        final ChronicleKeyedStateStore store = open();
+        store.trackChanges();
+        final ValueState<Long> first = store.getValueState(new ValueStateDescriptor<>("first", Long.class));
+        store.setCurrentKey(1L);
+        first.update(1L);
+        final byte[] full = SnapshotContents.take(store, 1);
+        final ValueState<Long> later = store.getValueState(new ValueStateDescriptor<>("later", Long.class));
+        for (long key = 0; key < 10; key++)
+        {
+            store.setCurrentKey(key);
+            later.update(key * 10);
+        }
+        store.setCurrentKey(null);
+
+        final byte[] delta = SnapshotContents.write(store.incrementalSnapshot(2, 1));
+
+        final Map<Object, Object> laterModel = new HashMap<>();
+        for (long key = 0; key < 10; key++)
+        {
+            laterModel.put(key, key * 10);
+        }
+        assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(List.of(SnapshotContents.reader(full),
+            SnapshotContents.reader(delta)), ALL), CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("first", Map.of(1L, 1L), "later", laterModel)));
+    }
+
+    /**
+     * Seeded: a store restored from a chain and told so ({@code restoredFrom}) bases its next deltas on that
+     * checkpoint; each chain that extends the restored one, merged, equals the model, whichever keys were restored
+     * into the hot-key front or the map, updated, cleared or new. A local-recovery revert does the same.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5, 77, 2_026})
+    void aStoreRestoredFromACheckpointExtendsItsChainWithDeltas(final long seed) throws Exception
+    {
+        final Random random = new Random(seed);
+        final Map<Object, Object> countModel = new HashMap<>();
+        final Map<Object, Map<Integer, Long>> visitModel = new HashMap<>();
+        final ChronicleKeyedStateStore first = open();
+        first.trackChanges();
+        writeRandomly(first, random, 3_000, 2_000, countModel, visitModel);
+        final List<byte[]> chain = new ArrayList<>();
+        chain.add(SnapshotContents.take(first, 1));
+
+        ChronicleKeyedStateStore store = first;
+        long checkpoint = 1;
+        for (int restart = 0; restart < 3; restart++)
+        {
+            final ChronicleKeyedStateStore restored = open();
+            restored.trackChanges();
+            restored.restore(List.of(KeyedSnapshotChain.merge(readers(chain), ALL)));
+            assertThat(restored.canSnapshotIncrementally(checkpoint)).as("not without restoredFrom").isFalse();
+            restored.restoredFrom(checkpoint);
+            assertThat(restored.canSnapshotIncrementally(checkpoint)).isTrue();
+            store = restored;
+            for (int delta = 0; delta < 2; delta++)
+            {
+                writeRandomly(store, random, 500, 2_500, countModel, visitModel);
+                final byte[] bytes = SnapshotContents.write(store.incrementalSnapshot(checkpoint + 1, checkpoint));
+                assertThat(SnapshotContents.reader(bytes).isDelta()).isTrue();
+                chain.add(bytes);
+                checkpoint++;
+                assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(readers(chain), ALL),
+                    CodecRegistry.withBuiltIns())).as("seed %d, restart %d, chain of %d", seed, restart, chain.size())
+                    .isEqualTo(SnapshotContents.expected(Map.of("counts", countModel, "visits", visitModel)));
+            }
+        }
+        final ChronicleKeyedStateStore declared = store;
+        final long last = checkpoint;
+        assertThatThrownBy(() -> declared.restoredFrom(last)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("before any state is declared");
+    }
+
+    private static List<KeyedSnapshotReader> readers(final List<byte[]> chain)
+    {
+        final List<KeyedSnapshotReader> readers = new ArrayList<>();
+        for (final byte[] part : chain)
+        {
+            readers.add(SnapshotContents.reader(part));
+        }
+        return readers;
+    }
+
+    /** Updates, clears and new keys on a value state and a map state, mirrored in the models. */
+    private static void writeRandomly(final ChronicleKeyedStateStore store, final Random random, final int ops,
+        final int keySpace, final Map<Object, Object> countModel, final Map<Object, Map<Integer, Long>> visitModel)
+    {
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final MapState<Integer, Long> visits = store.getMapState(new MapStateDescriptor<>("visits", Integer.class,
+            Long.class));
+        for (int op = 0; op < ops; op++)
+        {
+            final long key = random.nextInt(keySpace);
+            store.setCurrentKey(key);
+            switch (random.nextInt(6))
+            {
+                case 0, 1, 2 ->
+                {
+                    final long next = counts.value() + 1;
+                    counts.update(next);
+                    countModel.put(key, next);
+                }
+                case 3 ->
+                {
+                    counts.clear();
+                    countModel.remove(key);
+                }
+                case 4 ->
+                {
+                    final int userKey = random.nextInt(4);
+                    final long value = random.nextLong();
+                    visits.put(userKey, value);
+                    visitModel.computeIfAbsent(key, k -> new HashMap<>()).put(userKey, value);
+                }
+                default ->
+                {
+                    visits.clear();
+                    visitModel.remove(key);
+                }
+            }
+        }
+        store.setCurrentKey(null);
+    }
+
     /**
      * Seeded random writes on a value state and a map state (updates, removals, clears, ever new keys) while
      * snapshots are taken at random barriers, full or delta against the newest committed one, several pending at once

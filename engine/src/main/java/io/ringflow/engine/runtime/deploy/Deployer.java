@@ -159,6 +159,11 @@ public final class Deployer
 
         final JobAttempt execution = new JobAttempt(jobName, config.checkpointing(), firstCheckpoint, storage,
             localStores);
+        if (restore != null && storage != null && storage.sameAs(restore.storage()))
+        {
+            // the restored checkpoint's shared files are this storage's: the first deltas may extend its chains
+            execution.coordinator().restoredFrom(restore.checkpoint());
+        }
         // Wake-up signals of the consumer subtasks, for the BLOCK idle strategy.
         final Map<StreamNode, ParkingSignal[]> signals = new HashMap<>();
         for (final StreamNode head : chains.keySet())

@@ -136,6 +136,12 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
         keepOnFailure.add(new KeptStore(uid, subtask, range, store));
     }
 
+    /** @return this attempt's checkpoint coordinator. */
+    CheckpointCoordinator coordinator()
+    {
+        return coordinator;
+    }
+
     /** Starts the coordinator, then every task thread; a failure to start stops what did start. */
     void start()
     {

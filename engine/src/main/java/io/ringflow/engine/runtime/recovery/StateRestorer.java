@@ -248,6 +248,12 @@ public final class StateRestorer
         {
             close(readers);
         }
+        if (state.parallelism() == node.parallelism() && subtask < state.subtasks().size() &&
+            !state.subtasks().get(subtask).keyedChain().isEmpty())
+        {
+            // same key groups, restored from this subtask's own chain only: the store holds exactly that snapshot
+            keyedStore.restoredFrom(checkpoint.checkpointId());
+        }
     }
 
     private void close(final List<KeyedSnapshotReader> readers)
