@@ -133,16 +133,8 @@ final class ChangedKeySet extends AbstractSet<PreservedKey>
                 {
                     throw new NoSuchElementException();
                 }
-                int length = 0;
-                int shift = 0;
-                byte b;
-                do
-                {
-                    b = arena[at++];
-                    length |= (b & 0x7F) << shift;
-                    shift += 7;
-                }
-                while (b < 0);
+                final int length = storedLength(at);
+                at += stopBitLength(length);
                 final PreservedKey key = PreservedKey.of(Arrays.copyOfRange(arena, at, at + length));
                 at += length;
                 left--;
@@ -171,18 +163,25 @@ final class ChangedKeySet extends AbstractSet<PreservedKey>
 
     private boolean matches(final int offset, final byte[] key, final int length)
     {
+        final int at = offset + stopBitLength(length);
+        return storedLength(offset) == length && Arrays.equals(arena, at, at + length, key, 0, length);
+    }
+
+    /** @return the stop-bit length that starts at {@code offset} in the arena. */
+    private int storedLength(final int offset)
+    {
         int at = offset;
-        int stored = 0;
+        int length = 0;
         int shift = 0;
         byte b;
         do
         {
             b = arena[at++];
-            stored |= (b & 0x7F) << shift;
+            length |= (b & 0x7F) << shift;
             shift += 7;
         }
         while (b < 0);
-        return stored == length && Arrays.equals(arena, at, at + length, key, 0, length);
+        return length;
     }
 
     private void rehash(final int slots)

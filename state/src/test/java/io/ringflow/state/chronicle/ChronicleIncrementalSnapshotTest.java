@@ -302,6 +302,49 @@ class ChronicleIncrementalSnapshotTest
         return readers;
     }
 
+    /** One random write for the current key: an update, a clear, a user key put or removed, mirrored in the models. */
+    private static void writeOne(final ValueState<Long> counts, final MapState<Integer, Long> visits,
+        final Random random, final long key, final Map<Object, Object> countModel,
+        final Map<Object, Map<Integer, Long>> visitModel)
+    {
+        switch (random.nextInt(8))
+        {
+            case 0, 1, 2 ->
+            {
+                final long next = counts.value() + 1;
+                counts.update(next);
+                countModel.put(key, next);
+            }
+            case 3 ->
+            {
+                counts.clear();
+                countModel.remove(key);
+            }
+            case 4, 5 ->
+            {
+                final int userKey = random.nextInt(4);
+                final long value = random.nextLong();
+                visits.put(userKey, value);
+                visitModel.computeIfAbsent(key, k -> new HashMap<>()).put(userKey, value);
+            }
+            case 6 ->
+            {
+                final int userKey = random.nextInt(4);
+                visits.remove(userKey);
+                final Map<Integer, Long> map = visitModel.get(key);
+                if (map != null)
+                {
+                    map.remove(userKey);
+                }
+            }
+            default ->
+            {
+                visits.clear();
+                visitModel.remove(key);
+            }
+        }
+    }
+
     /** Updates, clears and new keys on a value state and a map state, mirrored in the models. */
     private static void writeRandomly(final ChronicleKeyedStateStore store, final Random random, final int ops,
         final int keySpace, final Map<Object, Object> countModel, final Map<Object, Map<Integer, Long>> visitModel)
@@ -313,32 +356,7 @@ class ChronicleIncrementalSnapshotTest
         {
             final long key = random.nextInt(keySpace);
             store.setCurrentKey(key);
-            switch (random.nextInt(6))
-            {
-                case 0, 1, 2 ->
-                {
-                    final long next = counts.value() + 1;
-                    counts.update(next);
-                    countModel.put(key, next);
-                }
-                case 3 ->
-                {
-                    counts.clear();
-                    countModel.remove(key);
-                }
-                case 4 ->
-                {
-                    final int userKey = random.nextInt(4);
-                    final long value = random.nextLong();
-                    visits.put(userKey, value);
-                    visitModel.computeIfAbsent(key, k -> new HashMap<>()).put(userKey, value);
-                }
-                default ->
-                {
-                    visits.clear();
-                    visitModel.remove(key);
-                }
-            }
+            writeOne(counts, visits, random, key, countModel, visitModel);
         }
         store.setCurrentKey(null);
     }
@@ -378,42 +396,7 @@ class ChronicleIncrementalSnapshotTest
                 }
                 final long key = random.nextInt(keySpace);
                 store.setCurrentKey(key);
-                switch (random.nextInt(8))
-                {
-                    case 0, 1, 2 ->
-                    {
-                        final long next = counts.value() + 1;
-                        counts.update(next);
-                        countModel.put(key, next);
-                    }
-                    case 3 -> 
-                    {
-                        counts.clear();
-                        countModel.remove(key);
-                    }
-                    case 4, 5 ->
-                    {
-                        final int userKey = random.nextInt(4);
-                        final long value = random.nextLong();
-                        visits.put(userKey, value);
-                        visitModel.computeIfAbsent(key, k -> new HashMap<>()).put(userKey, value);
-                    }
-                    case 6 ->
-                    {
-                        final int userKey = random.nextInt(4);
-                        visits.remove(userKey);
-                        final Map<Integer, Long> map = visitModel.get(key);
-                        if (map != null)
-                        {
-                            map.remove(userKey);
-                        }
-                    }
-                    default ->
-                    {
-                        visits.clear();
-                        visitModel.remove(key);
-                    }
-                }
+                writeOne(counts, visits, random, key, countModel, visitModel);
                 if (random.nextInt(800) == 0)
                 {
                     // commit: the newest snapshot written so far becomes the base
