@@ -82,6 +82,8 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
         for (final PendingStatePart state : states)
         {
             expectedEntries += state.expectedEntries();
+            // this thread reads every part to the end now, needing nothing of the task but segment locks
+            state.startWriting();
         }
         try (KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups, expectedEntries, spillAfterBytes,
             spillDirectory))

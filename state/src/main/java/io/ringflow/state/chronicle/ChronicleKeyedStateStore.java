@@ -197,6 +197,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private long lastBarrier = -1;
     /** See {@link #limitTrackedChanges}. */
     private long trackedChangesLimit = Long.MAX_VALUE;
+    /** See {@link #limitPreservedBytes}. Task thread. */
+    private long preservedBytesLimit = StateMap.DEFAULT_MAX_PRESERVED_BYTES;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -524,6 +526,25 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         for (final StateMap map : maps.values())
         {
             map.limitTrackedChanges(keys);
+        }
+    }
+
+    /**
+     * For tests: the most heap a full snapshot being written may hold in preserved copies before a write waits for
+     * its flusher (by default {@link StateMap#DEFAULT_MAX_PRESERVED_BYTES}). Task thread.
+     *
+     * @param bytes at least 1.
+     */
+    void limitPreservedBytes(final long bytes)
+    {
+        if (bytes < 1)
+        {
+            throw new IllegalArgumentException("bytes must be at least 1, not " + bytes);
+        }
+        preservedBytesLimit = bytes;
+        for (final StateMap map : maps.values())
+        {
+            map.limitPreservedBytes(bytes);
         }
     }
 
@@ -1081,6 +1102,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     {
         final StateMap state = mapFactory.create(name, bases.tracking());
         state.limitTrackedChanges(trackedChangesLimit);
+        state.limitPreservedBytes(preservedBytesLimit);
         maps.put(name, state);
         return state;
     }

@@ -6,6 +6,7 @@ import io.ringflow.state.snapshot.TtlValues;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One state's part of one pending snapshot, full ({@link PendingStateSnapshot}) or delta ({@link PendingStateDelta}):
@@ -56,8 +57,27 @@ abstract class PendingStatePart
     private final long ttlMillis;
     /** The state's clock at the barrier: entries expired then are left out. */
     private final long barrierTime;
+    /**
+     * Heap a preserved entry takes beyond its key and value bytes, estimated: the {@code ConcurrentHashMap} node and
+     * its table slot, the {@link PreservedKey} and the headers of the two arrays.
+     */
+    static final int PRESERVED_ENTRY_OVERHEAD = 112;
+
     /** Values as of the barrier, by key, preserved by the task thread before it changed them. */
     final ConcurrentHashMap<PreservedKey, byte[]> preserved = new ConcurrentHashMap<>();
+    /**
+     * The heap {@link #preserved} holds, estimated ({@link #preservedSize}): added by the task thread as it preserves,
+     * taken off by the flusher as it drops entries. Approximate at the end (a copy the task adds as the flusher
+     * finishes is counted and never taken off), exact enough for a budget.
+     */
+    final AtomicLong preservedBytes = new AtomicLong();
+    /**
+     * Set when the snapshot this part belongs to starts being written ({@link #startWriting}): from then on nothing
+     * but its segment locks stands between the flusher and the end of this part, so the task thread may wait for it
+     * ({@link StateMap}'s budget of preserved copies) without a deadlock. Before, it may not: an unaligned snapshot is
+     * handed to the flusher only once the task has read its other channels' barriers.
+     */
+    private volatile boolean writing;
     /**
      * The state's hot-key front as of the barrier, or null: for its keys, its values are the barrier values and win
      * over the map's, live or preserved.
@@ -140,7 +160,45 @@ abstract class PendingStatePart
      */
     final void preserve(final PreservedKey key, final byte[] value)
     {
-        preserved.putIfAbsent(key, value);
+        if (preserved.putIfAbsent(key, value) == null)
+        {
+            preservedBytes.addAndGet(preservedSize(key.length(), value));
+        }
+    }
+
+    /**
+     * @param keyLength the stored key's length.
+     * @param value     the preserved value, or {@link #ABSENT}.
+     * @return the heap a preserved entry takes, estimated.
+     */
+    static long preservedSize(final int keyLength, final byte[] value)
+    {
+        return keyLength + value.length + PRESERVED_ENTRY_OVERHEAD;
+    }
+
+    /** The snapshot of this part is being written; see {@link #writing}. The writing thread, before {@link #collect}. */
+    final void startWriting()
+    {
+        writing = true;
+    }
+
+    /** @return whether the snapshot of this part is being written; see {@link #writing}. Any thread. */
+    final boolean isWriting()
+    {
+        return writing;
+    }
+
+    /**
+     * Task thread, with no segment lock held: whether it should wait before changing more keys, because this part is
+     * being written and holds more preserved copies than {@code bytes}. False when it will hold no more than its own
+     * bound anyway: a delta preserves only keys in its change sets, which their own budget bounds.
+     *
+     * @param bytes a budget of preserved copies.
+     * @return whether the task should wait for this part's flusher.
+     */
+    boolean preservesMoreThan(final long bytes)
+    {
+        return false;
     }
 
     /**

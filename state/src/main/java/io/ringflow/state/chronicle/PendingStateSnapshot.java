@@ -116,6 +116,7 @@ final class PendingStateSnapshot extends PendingStatePart
             if (emitOverlayDirectly(stateIndex, into))
             {
                 preserved.clear();
+                preservedBytes.set(0);
                 return;
             }
         }
@@ -141,6 +142,7 @@ final class PendingStateSnapshot extends PendingStatePart
             }
         }
         preserved.clear();
+        preservedBytes.set(0);
         for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
         {
             final PreservedKey key = hot.getKey();
@@ -154,7 +156,22 @@ final class PendingStateSnapshot extends PendingStatePart
     {
         readSegments = Integer.MAX_VALUE;
         preserved.clear();
+        preservedBytes.set(0);
         releaseOverlay();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A full snapshot preserves every key the task changes in a segment the flusher has not read yet: with state
+     * larger than a flush can write in one checkpoint interval, that is unbounded but for this budget. Entries leave
+     * as the flusher reads their segments, so a task that waits is let go as the flusher moves on, not only at the
+     * end.
+     */
+    @Override
+    boolean preservesMoreThan(final long bytes)
+    {
+        return isWriting() && readSegments != Integer.MAX_VALUE && preservedBytes.get() > bytes;
     }
 
     /** Reads one segment's entries, under its update lock (held by Chronicle Map for the whole visit). */
@@ -187,6 +204,10 @@ final class PendingStateSnapshot extends PendingStatePart
             }
             entry.key().getUsing(key);
             final byte[] atBarrier = preserved.remove(probe.wrap(key));
+            if (atBarrier != null)
+            {
+                preservedBytes.addAndGet(-preservedSize(key.length(), atBarrier));
+            }
             if (front.containsKey(probe))
             {
                 // a hot key: its front value is newer than the map's, live or preserved, and is emitted at the end

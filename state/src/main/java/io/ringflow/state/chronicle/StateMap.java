@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One state's Chronicle Map, keys in {@link StoredKeyLayout}, values as their codec encodes them, and the write path
@@ -112,6 +113,27 @@ final class StateMap
      * Task thread.
      */
     private long maxTrackedChangeBytes = DEFAULT_MAX_TRACKED_CHANGE_BYTES;
+    /**
+     * The default {@link #maxPreservedBytes}: a sixteenth of the maximum heap, at least 1 MiB; about 200,000 copies
+     * of small entries in a 512 MB heap.
+     */
+    static final long DEFAULT_MAX_PRESERVED_BYTES = Math.max(1 << 20, Runtime.getRuntime().maxMemory() / 16);
+    /**
+     * The most heap a full snapshot being written may hold in preserved copies ({@link PendingStatePart#preserved})
+     * before a write waits for its flusher: past it, the write that crossed it returns only once the flusher has read
+     * enough segments to bring the copies under half of it, or has finished. So copy-on-write never fills the heap,
+     * however long a flush of state larger than the heap takes; the record path is slowed to the flusher's pace
+     * instead. Task thread.
+     */
+    private long maxPreservedBytes = DEFAULT_MAX_PRESERVED_BYTES;
+    /** How long a write that waits for a flusher parks between two looks at its progress. */
+    private static final long FLUSHER_POLL_NANOS = 100_000;
+    /** A part that went over {@link #maxPreservedBytes} in the write under way; waited for once it ends. Task thread. */
+    private PendingStatePart overPreservedBudget;
+    /** How many writes waited for a flusher ({@link #maxPreservedBytes}). Written by the task thread. */
+    private volatile long preservationWaits;
+    /** The most preserved copies seen in a part being written, in bytes, for tests. Task thread. */
+    private long peakPreservedBytes;
     /** The most changed keys tracked at once, for tests; unbounded by default. Task thread. */
     private long maxTrackedChanges = Long.MAX_VALUE;
     /** Whether the current interval overflowed. Task thread. */
@@ -332,6 +354,7 @@ final class StateMap
         {
             throw full("no segment tier is left for its value to grow into", null);
         }
+        awaitFlusherIfOverBudget();
     }
 
     /**
@@ -354,8 +377,9 @@ final class StateMap
             recordChange(key);
             context.remove(entry);
             storedValues--;
-            return true;
         }
+        awaitFlusherIfOverBudget();
+        return true;
     }
 
     /**
@@ -405,8 +429,9 @@ final class StateMap
             recordChange(key);
             context.remove(entry);
             storedValues--;
-            return true;
         }
+        awaitFlusherIfOverBudget();
+        return true;
     }
 
     /**
@@ -777,8 +802,62 @@ final class StateMap
                         entry.value().getUsing(previous).toByteArray();
                 }
                 snapshot.preserve(keyCopy, oldValue);
+                if (snapshot.isWriting())
+                {
+                    peakPreservedBytes = Math.max(peakPreservedBytes, snapshot.preservedBytes.get());
+                }
+                if (snapshot.preservesMoreThan(maxPreservedBytes))
+                {
+                    overPreservedBudget = snapshot;
+                }
             }
         }
+    }
+
+    /**
+     * Called after a write, with its segment lock released: waits, if the write took a snapshot being written over
+     * {@link #maxPreservedBytes}, until its flusher has brought it under half of that or finished. The flusher needs
+     * nothing from this thread but segment locks, and this thread holds none of this map's: it has closed its query
+     * context, and a lookup a value state keeps open is closed before any write to its map. An interrupt (the task is
+     * stopping) ends the wait at once. Task thread.
+     */
+    private void awaitFlusherIfOverBudget()
+    {
+        final PendingStatePart part = overPreservedBudget;
+        if (part == null)
+        {
+            return;
+        }
+        overPreservedBudget = null;
+        preservationWaits++;
+        final long resumeBelow = maxPreservedBytes / 2;
+        while (part.preservesMoreThan(resumeBelow) && !Thread.currentThread().isInterrupted())
+        {
+            LockSupport.parkNanos(FLUSHER_POLL_NANOS);
+        }
+    }
+
+    /**
+     * For tests: the most heap a full snapshot being written may hold in preserved copies before a write waits (by
+     * default {@link #DEFAULT_MAX_PRESERVED_BYTES}). Task thread.
+     *
+     * @param bytes at least 1.
+     */
+    void limitPreservedBytes(final long bytes)
+    {
+        maxPreservedBytes = bytes;
+    }
+
+    /** @return how many writes waited for a flusher to bring its preserved copies under budget. Any thread. */
+    long preservationWaits()
+    {
+        return preservationWaits;
+    }
+
+    /** @return the most preserved copies, in estimated bytes, a part being written held. Task thread. */
+    long peakPreservedBytes()
+    {
+        return peakPreservedBytes;
     }
 
     private IllegalStateException full(final String why, final RuntimeException cause)

@@ -758,6 +758,163 @@ class ChronicleKeyedStateStoreTest
         assertThat(counts.value()).isEqualTo(segmentOf(store, map, 2L) == emptied ? -2L : 2_002L);
     }
 
+    /**
+     * With a budget of a few dozen preserved copies, the task changes random keys (seeded: updates, clears, new keys)
+     * while the flusher writes a full snapshot of 20,000 keys. The flusher waits at the middle segment until a write
+     * has waited for it, so the task must cross the budget: the copies a part being written holds never exceed it by
+     * more than one entry, and the snapshot is still the state at the barrier.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1L, 2L, 3L})
+    void aFullSnapshotBeingWrittenHoldsNoMorePreservedCopiesThanItsBudgetTheWritesWaitingForTheFlusher(
+        final long seed) throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final StateMap map = ((ChronicleValueState<Long>)counts).map();
+        final long budget = 8 << 10;
+        store.limitPreservedBytes(budget);
+        final int keys = 20_000;
+        final Map<Object, Object> atBarrier = new HashMap<>();
+        for (long key = 0; key < keys; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+            atBarrier.put(key, key);
+        }
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+        final int paused = map.created().segments() / 2;
+        final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        final CompletableFuture<byte[]> written = CompletableFuture.supplyAsync(() ->
+        {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try
+            {
+                ((ChronicleKeyedStateSnapshot)snapshot).writeTo(out, (stateIndex, segment) ->
+                {
+                    started.countDown();
+                    if (segment == paused)
+                    {
+                        org.awaitility.Awaitility.await("a write waiting for the flusher")
+                            .atMost(60, TimeUnit.SECONDS).pollInterval(java.time.Duration.ofMillis(1))
+                            .until(() -> map.preservationWaits() > 0);
+                    }
+                });
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            return out.toByteArray();
+        });
+        assertThat(started.await(60, TimeUnit.SECONDS)).as("the flusher started").isTrue();
+
+        final Random random = new Random(seed);
+        final Map<Long, Long> live = new HashMap<>();
+        atBarrier.forEach((key, value) -> live.put((Long)key, (Long)value));
+        for (int write = 0; write < 20_000; write++)
+        {
+            final long key = random.nextInt(keys + keys / 4);
+            store.setCurrentKey(key);
+            if (random.nextInt(8) == 0)
+            {
+                counts.clear();
+                live.remove(key);
+            }
+            else
+            {
+                final long value = random.nextLong();
+                counts.update(value);
+                live.put(key, value);
+            }
+        }
+        final byte[] bytes = written.get(60, TimeUnit.SECONDS);
+
+        assertThat(map.preservationWaits()).as("writes that waited for the flusher").isPositive();
+        assertThat(map.peakPreservedBytes()).as("the most preserved copies held, in estimated bytes")
+            .isPositive()
+            .isLessThanOrEqualTo(budget + PendingStatePart.preservedSize(StoredKeyLayout.KEY_OFFSET + 8, new byte[8]));
+        assertThat(SnapshotContents.decode(bytes, CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("counts", atBarrier)));
+        for (long key = 0; key < keys + keys / 4; key++)
+        {
+            store.setCurrentKey(key);
+            assertThat(counts.value()).as("key %d", key).isEqualTo(live.getOrDefault(key, 0L));
+        }
+    }
+
+    /**
+     * A write waiting for a flusher that does not move (here held at a segment by the test) returns when its thread
+     * is interrupted, as a task's is when its job stops; the snapshot, let go afterwards, is still the barrier's.
+     */
+    @Test
+    void aWriteWaitingForTheFlusherReturnsWhenItsThreadIsInterrupted() throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final StateMap map = ((ChronicleValueState<Long>)counts).map();
+        store.limitPreservedBytes(1);
+        final Map<Object, Object> atBarrier = new HashMap<>();
+        for (long key = 0; key < 4_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+            atBarrier.put(key, key);
+        }
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+        final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final CompletableFuture<byte[]> written = CompletableFuture.supplyAsync(() ->
+        {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try
+            {
+                ((ChronicleKeyedStateSnapshot)snapshot).writeTo(out, (stateIndex, segment) ->
+                {
+                    if (held.getCount() > 0)
+                    {
+                        held.countDown();
+                        try
+                        {
+                            release.await(60, TimeUnit.SECONDS);
+                        }
+                        catch (final InterruptedException ex)
+                        {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            return out.toByteArray();
+        });
+        assertThat(held.await(60, TimeUnit.SECONDS)).as("the flusher read its first segment").isTrue();
+        // the store's thread from here on: every key changed, the first preserved copy is over the budget
+        final CompletableFuture<Boolean> interruptedWrite = new CompletableFuture<>();
+        final Thread task = new Thread(() ->
+        {
+            for (long key = 3_999; key >= 0 && !Thread.currentThread().isInterrupted(); key--)
+            {
+                store.setCurrentKey(key);
+                counts.update(-key);
+            }
+            interruptedWrite.complete(Thread.currentThread().isInterrupted());
+        }, "test-task");
+        task.start();
+        org.awaitility.Awaitility.await("a write waiting for the flusher").atMost(60, TimeUnit.SECONDS)
+            .until(() -> map.preservationWaits() > 0);
+        task.interrupt();
+
+        assertThat(interruptedWrite.get(60, TimeUnit.SECONDS)).as("the writer saw its interrupt").isTrue();
+        task.join(TimeUnit.SECONDS.toMillis(60));
+        release.countDown();
+        assertThat(SnapshotContents.decode(written.get(60, TimeUnit.SECONDS), CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("counts", atBarrier)));
+    }
+
     @Test
     void keyGroupsAreStoredWithTheKeysSoTheFlusherNeverDecodesOne()
     {
