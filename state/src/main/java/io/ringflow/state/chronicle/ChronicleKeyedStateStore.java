@@ -548,6 +548,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
     }
 
+    /** @return how many restored map entries were read and decoded when their states were declared, for tests. */
+    long restoredEntriesChecked()
+    {
+        return restore.entriesChecked();
+    }
+
     /** {@inheritDoc} See {@link IncrementalBases#prefersFull}. */
     @Override
     public boolean prefersFullSnapshot(final long baseCheckpointId)

@@ -35,6 +35,8 @@ import java.util.function.Function;
  */
 final class SnapshotRestore
 {
+    /** See {@link #entriesChecked()}. Task thread. */
+    private long entriesChecked;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -201,6 +203,10 @@ final class SnapshotRestore
                     // a key is kept or in the map, never both
                     target.forgetRestoredLong(counterKey);
                 }
+                if (keyLength != Long.BYTES || valueLength != Long.BYTES)
+                {
+                    target.restoredOtherThanLongPairs();
+                }
                 value.ensureCapacity(valueLength);
                 bytes.getBytes(valueOffset, value.array(), 0, valueLength);
                 value.length(valueLength);
@@ -311,6 +317,12 @@ final class SnapshotRestore
      * @param state its declaration, about to be handed out.
      * @throws IllegalStateException when the declaration does not match, or an entry cannot be decoded.
      */
+    /** @return how many restored entries {@link #checkRestored} read and decoded, for tests. Task thread. */
+    long entriesChecked()
+    {
+        return entriesChecked;
+    }
+
     void checkRestored(final StateMap map, final ChronicleState state)
     {
         final StateMeta meta = map.restoredMeta();
@@ -336,14 +348,31 @@ final class SnapshotRestore
         {
             writeKeptLongs(map);
         }
-        checkStoredEntries(map, state, meta, restoredKeyCodec);
+        if (!decodesEveryEntry(map, state, meta, restoredKeyCodec))
+        {
+            checkStoredEntries(map, state, meta, restoredKeyCodec);
+        }
         if (adopt)
         {
             ((ChronicleValueState<?>)state).adoptRestoredLongs(map.takeRestoredLongs());
         }
     }
 
-    private static void checkStoredEntries(
+    /**
+     * @return true when every restored entry of {@code map} is known to decode without reading it: a value state of
+     *     {@code Long} keys and values, restored and declared without a time-to-live, with the built-in codecs (which
+     *     decode any 8 bytes), and only 8-byte keys and values restored into the map. Then the scan of
+     *     {@link #checkStoredEntries} (seconds at tens of millions of entries, on the task thread) is skipped.
+     */
+    private static boolean decodesEveryEntry(final StateMap map, final ChronicleState state, final StateMeta meta,
+        final Codec<Object> restoredKeyCodec)
+    {
+        return map.restoredOnlyLongPairs() && holdsCounters(meta) && state instanceof ChronicleValueState<?> &&
+            state.ttl() == null && restoredKeyCodec == (Codec<?>)LongCodec.INSTANCE &&
+            state.valueCodec == (Codec<?>)LongCodec.INSTANCE;
+    }
+
+    private void checkStoredEntries(
         final StateMap map, final ChronicleState state, final StateMeta meta, final Codec<Object> restoredKeyCodec)
     {
         if (map.size() == 0)
@@ -354,6 +383,7 @@ final class SnapshotRestore
         final EncodedBytes value = new EncodedBytes(256);
         map.map().forEachEntry(entry ->
         {
+            entriesChecked++;
             entry.key().getUsing(key);
             entry.value().getUsing(value);
             try

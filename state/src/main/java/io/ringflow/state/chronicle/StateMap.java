@@ -60,6 +60,12 @@ final class StateMap
     private CopyOnWriteLongTable restoredLongs;
     /** What is wrong with the restored entries, found during restore and reported at declaration; or null. */
     private String restoreProblem;
+    /**
+     * Whether every entry restored into the map so far has an 8-byte key and an 8-byte value (what a value state of
+     * {@code Long} counters stores): then the built-in codecs decode every one, and the check at declaration need
+     * not read them ({@link SnapshotRestore#checkRestored}). Task thread, during restore.
+     */
+    private boolean restoredOnlyLongPairs = true;
     /** Whether values are map values, counted by user key. Task thread. */
     private boolean holdsMapValues;
     /** User keys in the map values of every key. Task thread. */
@@ -121,7 +127,7 @@ final class StateMap
     /**
      * The most heap a full snapshot being written may hold in preserved copies ({@link PendingStatePart#preserved})
      * before a write waits for its flusher: past it, the write that crossed it returns only once the flusher has read
-     * enough segments to bring the copies under half of it, or has finished. So copy-on-write never fills the heap,
+     * enough segments to bring the copies under three quarters of it, or has finished. So copy-on-write never fills the heap,
      * however long a flush of state larger than the heap takes; the record path is slowed to the flusher's pace
      * instead. Task thread.
      */
@@ -220,6 +226,18 @@ final class StateMap
     void restoreProblem(final String problem)
     {
         restoreProblem = problem;
+    }
+
+    /** A restored entry other than an 8-byte key with an 8-byte value went into the map. Task thread, during restore. */
+    void restoredOtherThanLongPairs()
+    {
+        restoredOnlyLongPairs = false;
+    }
+
+    /** @return see {@link #restoredOnlyLongPairs}. Task thread. */
+    boolean restoredOnlyLongPairs()
+    {
+        return restoredOnlyLongPairs;
     }
 
     /** @return the description of restored entries, or null when nothing was restored. Task thread. */
@@ -816,7 +834,7 @@ final class StateMap
 
     /**
      * Called after a write, with its segment lock released: waits, if the write took a snapshot being written over
-     * {@link #maxPreservedBytes}, until its flusher has brought it under half of that or finished. The flusher needs
+     * {@link #maxPreservedBytes}, until its flusher has brought it under three quarters of that or finished. The flusher needs
      * nothing from this thread but segment locks, and this thread holds none of this map's: it has closed its query
      * context, and a lookup a value state keeps open is closed before any write to its map. An interrupt (the task is
      * stopping) ends the wait at once. Task thread.
@@ -830,7 +848,8 @@ final class StateMap
         }
         overPreservedBudget = null;
         preservationWaits++;
-        final long resumeBelow = maxPreservedBytes / 2;
+        // resuming a little under the budget lets records through as the flusher frees copies, not in bursts
+        final long resumeBelow = maxPreservedBytes - maxPreservedBytes / 4;
         while (part.preservesMoreThan(resumeBelow) && !Thread.currentThread().isInterrupted())
         {
             LockSupport.parkNanos(FLUSHER_POLL_NANOS);

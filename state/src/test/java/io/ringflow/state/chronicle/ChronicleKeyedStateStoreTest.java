@@ -627,6 +627,73 @@ class ChronicleKeyedStateStoreTest
         assertThat(lines.get()).hasSize(10);
     }
 
+    /**
+     * Restored counters in the map (no hot-key front to keep them in) are not read again when their state is declared
+     * with the built-in codecs, which decode any 8 bytes; other values are, and so are counters declared with a codec
+     * registered in the built-in's place, which may refuse them.
+     */
+    @Test
+    void restoredCountersAreNotScannedAtDeclarationUnlessADeclaredCodecMightRefuseThem()
+    {
+        final HeapKeyedStateStore heap = new HeapKeyedStateStore();
+        final ValueState<Long> heapCounts = heap.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final ValueState<String> heapNames = heap.getValueState(new ValueStateDescriptor<>("names", String.class));
+        for (long key = 0; key < 5_000; key++)
+        {
+            heap.setCurrentKey(key);
+            heapCounts.update(key * 3);
+            heapNames.update("n" + key);
+        }
+        final byte[] bytes = SnapshotContents.take(heap, 1);
+
+        final ChronicleKeyedStateStore builtIn = open(config().withHotKeysPerState(0));
+        builtIn.restore(List.of(SnapshotContents.reader(bytes)));
+        final ValueState<Long> counts = builtIn.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        assertThat(builtIn.restoredEntriesChecked()).as("counters read at declaration").isZero();
+        final ValueState<String> names = builtIn.getValueState(new ValueStateDescriptor<>("names", String.class));
+        assertThat(builtIn.restoredEntriesChecked()).as("strings read at declaration").isEqualTo(5_000);
+        builtIn.setCurrentKey(4_321L);
+        assertThat(counts.value()).isEqualTo(4_321L * 3);
+        assertThat(names.value()).isEqualTo("n4321");
+
+        final CodecRegistry narrowLongs = CodecRegistry.withBuiltIns().register(Long.class,
+            new io.ringflow.state.codec.Codec<Long>()
+            {
+                @Override
+                public Class<Long> type()
+                {
+                    return Long.class;
+                }
+
+                @Override
+                public int encode(final Long value, final io.ringflow.state.codec.CodecBuffer buffer,
+                    final int offset)
+                {
+                    buffer.putInt(offset, value.intValue());
+                    return Integer.BYTES;
+                }
+
+                @Override
+                public Long decode(final io.ringflow.state.codec.CodecBuffer buffer, final int offset,
+                    final int length)
+                {
+                    if (length != Integer.BYTES)
+                    {
+                        throw new IllegalArgumentException("a narrow long has 4 bytes, not " + length);
+                    }
+                    return (long)buffer.getInt(offset);
+                }
+            });
+        final ChronicleKeyedStateStore replaced =
+            new ChronicleKeyedStateStore(config().withHotKeysPerState(0), narrowLongs, MAX_PARALLELISM, ALL);
+        stores.add(replaced);
+        replaced.restore(List.of(SnapshotContents.reader(bytes)));
+
+        assertThatThrownBy(() -> replaced.getValueState(new ValueStateDescriptor<>("counts", Long.class)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("'counts'")
+            .hasMessageContaining("cannot decode");
+    }
+
     @Test
     void aRestoredMapLargerThanTheMaxEntrySizeIsRefusedNamingTheState()
     {
