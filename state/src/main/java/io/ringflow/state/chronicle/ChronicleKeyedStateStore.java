@@ -197,8 +197,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     private long lastBarrier = -1;
     /** See {@link #limitTrackedChanges}. */
     private long trackedChangesLimit = Long.MAX_VALUE;
-    /** See {@link #limitPreservedBytes}. Task thread. */
-    private long preservedBytesLimit = StateMap.DEFAULT_MAX_PRESERVED_BYTES;
+    /** See {@link #limitPreservedBytes}; {@link Long#MAX_VALUE} while no test set it. Task thread. */
+    private long preservedBytesLimit = Long.MAX_VALUE;
     private final CodecRegistry codecs;
     private final int maxParallelism;
     private final KeyGroupRange keyGroups;
@@ -531,7 +531,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
 
     /**
      * For tests: the most heap a full snapshot being written may hold in preserved copies before a write waits for
-     * its flusher (by default {@link StateMap#DEFAULT_MAX_PRESERVED_BYTES}). Task thread.
+     * its flusher (by default {@link ChronicleStateConfig#preservedCopyBytesPerState()}), below what the configuration
+     * accepts. Task thread.
      *
      * @param bytes at least 1.
      */
@@ -1108,7 +1109,10 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     {
         final StateMap state = mapFactory.create(name, bases.tracking());
         state.limitTrackedChanges(trackedChangesLimit);
-        state.limitPreservedBytes(preservedBytesLimit);
+        if (preservedBytesLimit != Long.MAX_VALUE)
+        {
+            state.limitPreservedBytes(preservedBytesLimit);
+        }
         maps.put(name, state);
         return state;
     }

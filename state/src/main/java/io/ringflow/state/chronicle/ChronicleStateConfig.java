@@ -43,6 +43,12 @@ public final class ChronicleStateConfig
     static final long HOT_FRONT_BYTES_FOR_THIS_HEAP = Math.max(
         2 * ChronicleStateConfig.UNBOXED_FRONT_BYTES_PER_SLOT * 1024L, Math.min(DEFAULT_HOT_FRONT_BYTES_PER_STATE, Runtime.getRuntime().maxMemory() / 16));
     /**
+     * Default {@link #preservedCopyBytesPerState()} in this JVM: a sixteenth of the maximum heap, at least 1 MiB (about
+     * 32 MiB, some 200,000 copies of small entries, in a 512 MB heap).
+     */
+    public static final long PRESERVED_COPY_BYTES_FOR_THIS_HEAP = Math.max(1 << 20,
+        Runtime.getRuntime().maxMemory() / 16);
+    /**
      * Heap bytes per key of a front of {@code Long} keys and values: two slots of 16 bytes (load at most one half),
      * 24 when change stamps are kept for incremental checkpoints.
      */
@@ -57,7 +63,7 @@ public final class ChronicleStateConfig
 
     private static final ChronicleStateConfig DEFAULTS = new ChronicleStateConfig(DEFAULT_EXPECTED_ENTRIES,
         DEFAULT_AVERAGE_KEY_SIZE, DEFAULT_AVERAGE_VALUE_SIZE, DEFAULT_MAX_ENTRY_SIZE, DEFAULT_MAX_GROWTH_FACTOR, null,
-        HOT_KEYS_FROM_BUDGET, HOT_FRONT_BYTES_FOR_THIS_HEAP);
+        HOT_KEYS_FROM_BUDGET, HOT_FRONT_BYTES_FOR_THIS_HEAP, PRESERVED_COPY_BYTES_FOR_THIS_HEAP);
 
     private final long expectedEntriesPerState;
     private final int averageKeySize;
@@ -67,11 +73,12 @@ public final class ChronicleStateConfig
     private final Path directory;
     private final int hotKeysPerState;
     private final long hotFrontBytesPerState;
+    private final long preservedCopyBytesPerState;
 
     private ChronicleStateConfig(
         final long expectedEntriesPerState, final int averageKeySize, final int averageValueSize,
         final int maxEntrySize, final double maxGrowthFactor, final Path directory, final int hotKeysPerState,
-        final long hotFrontBytesPerState)
+        final long hotFrontBytesPerState, final long preservedCopyBytesPerState)
     {
         if ((hotKeysPerState < 0 && hotKeysPerState != HOT_KEYS_FROM_BUDGET) ||
             hotKeysPerState > MAX_HOT_KEYS_PER_STATE)
@@ -127,6 +134,20 @@ public final class ChronicleStateConfig
         this.directory = directory;
         this.hotKeysPerState = hotKeysPerState;
         this.hotFrontBytesPerState = hotFrontBytesPerState;
+        final long oneCopy = (long)maxEntrySize + PendingStatePart.PRESERVED_ENTRY_OVERHEAD;
+        if (preservedCopyBytesPerState < oneCopy)
+        {
+            throw new IllegalArgumentException("preservedCopyBytesPerState " + preservedCopyBytesPerState +
+                " is less than one copy of the largest entry (maxEntrySize " + maxEntrySize + " + " +
+                PendingStatePart.PRESERVED_ENTRY_OVERHEAD + " bytes of overhead = " + oneCopy + ")");
+        }
+        if (preservedCopyBytesPerState > maxHeap / 2)
+        {
+            throw new IllegalArgumentException("preservedCopyBytesPerState " + preservedCopyBytesPerState +
+                " is more than half of this JVM's maximum heap (" + maxHeap + " bytes): the copies live on the " +
+                "heap; lower it or raise -Xmx");
+        }
+        this.preservedCopyBytesPerState = preservedCopyBytesPerState;
     }
 
     /**
@@ -203,7 +224,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withExpectedEntriesPerState(final long entries)
     {
         return new ChronicleStateConfig(entries, averageKeySize, averageValueSize, maxEntrySize, maxGrowthFactor,
-            directory, hotKeysPerState, hotFrontBytesPerState);
+            directory, hotKeysPerState, hotFrontBytesPerState, preservedCopyBytesPerState);
     }
 
     /**
@@ -213,7 +234,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withAverageKeySize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, bytes, averageValueSize, maxEntrySize,
-            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState);
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState, preservedCopyBytesPerState);
     }
 
     /**
@@ -223,7 +244,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withAverageValueSize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, bytes, maxEntrySize,
-            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState);
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState, preservedCopyBytesPerState);
     }
 
     /**
@@ -233,7 +254,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withMaxEntrySize(final int bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, bytes,
-            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState);
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState, preservedCopyBytesPerState);
     }
 
     /**
@@ -243,7 +264,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withMaxGrowthFactor(final double factor)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            factor, directory, hotKeysPerState, hotFrontBytesPerState);
+            factor, directory, hotKeysPerState, hotFrontBytesPerState, preservedCopyBytesPerState);
     }
 
     /**
@@ -253,7 +274,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withDirectory(final Path path)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            maxGrowthFactor, path, hotKeysPerState, hotFrontBytesPerState);
+            maxGrowthFactor, path, hotKeysPerState, hotFrontBytesPerState, preservedCopyBytesPerState);
     }
 
     /**
@@ -319,7 +340,7 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withHotFrontBytesPerState(final long bytes)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            maxGrowthFactor, directory, hotKeysPerState, bytes);
+            maxGrowthFactor, directory, hotKeysPerState, bytes, preservedCopyBytesPerState);
     }
 
     /**
@@ -330,7 +351,31 @@ public final class ChronicleStateConfig
     public ChronicleStateConfig withHotKeysPerState(final int keys)
     {
         return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
-            maxGrowthFactor, directory, keys, hotFrontBytesPerState);
+            maxGrowthFactor, directory, keys, hotFrontBytesPerState, preservedCopyBytesPerState);
+    }
+
+    /**
+     * @param bytes the heap a full snapshot being written may hold, per state, in copies of the values the task
+     *              changed before the flusher read them (copy-on-write), counted as key and value bytes plus
+     *              {@value PendingStatePart#PRESERVED_ENTRY_OVERHEAD} bytes a copy: at least one copy of the largest
+     *              entry ({@link #maxEntrySize()} plus that overhead), at most half of this JVM's maximum heap. Past it
+     *              a write waits, outside any lock, until the flusher has freed a quarter of the copies or finished:
+     *              the record path slows to the flusher's pace instead of filling the heap.
+     * @return a copy with that option.
+     */
+    public ChronicleStateConfig withPreservedCopyBytesPerState(final long bytes)
+    {
+        return new ChronicleStateConfig(expectedEntriesPerState, averageKeySize, averageValueSize, maxEntrySize,
+            maxGrowthFactor, directory, hotKeysPerState, hotFrontBytesPerState, bytes);
+    }
+
+    /**
+     * @return the heap a full snapshot being written may hold per state in copies of old values before a write waits
+     *     for its flusher; see {@link #withPreservedCopyBytesPerState}.
+     */
+    public long preservedCopyBytesPerState()
+    {
+        return preservedCopyBytesPerState;
     }
 
     @Override
@@ -343,6 +388,7 @@ public final class ChronicleStateConfig
             ", maxGrowthFactor=" + maxGrowthFactor +
             ", directory=" + directory +
             ", hotKeysPerState=" + hotKeysPerState +
-            ", hotFrontBytesPerState=" + hotFrontBytesPerState + '}';
+            ", hotFrontBytesPerState=" + hotFrontBytesPerState +
+            ", preservedCopyBytesPerState=" + preservedCopyBytesPerState + '}';
     }
 }

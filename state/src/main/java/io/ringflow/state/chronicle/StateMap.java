@@ -120,18 +120,14 @@ final class StateMap
      */
     private long maxTrackedChangeBytes = DEFAULT_MAX_TRACKED_CHANGE_BYTES;
     /**
-     * The default {@link #maxPreservedBytes}: a sixteenth of the maximum heap, at least 1 MiB; about 200,000 copies
-     * of small entries in a 512 MB heap.
-     */
-    static final long DEFAULT_MAX_PRESERVED_BYTES = Math.max(1 << 20, Runtime.getRuntime().maxMemory() / 16);
-    /**
-     * The most heap a full snapshot being written may hold in preserved copies ({@link PendingStatePart#preserved})
+     * The most heap a full snapshot being written may hold in preserved copies ({@link PendingStatePart#preserved};
+     * {@link ChronicleStateConfig#preservedCopyBytesPerState()} unless a test lowers it)
      * before a write waits for its flusher: past it, the write that crossed it returns only once the flusher has read
      * enough segments to bring the copies under three quarters of it, or has finished. So copy-on-write never fills the heap,
      * however long a flush of state larger than the heap takes; the record path is slowed to the flusher's pace
      * instead. Task thread.
      */
-    private long maxPreservedBytes = DEFAULT_MAX_PRESERVED_BYTES;
+    private long maxPreservedBytes;
     /** How long a write that waits for a flusher parks between two looks at its progress. */
     private static final long FLUSHER_POLL_NANOS = 100_000;
     /** A part that went over {@link #maxPreservedBytes} in the write under way; waited for once it ends. Task thread. */
@@ -161,6 +157,7 @@ final class StateMap
         this.name = name;
         this.creator = creator;
         this.config = config;
+        this.maxPreservedBytes = config.preservedCopyBytesPerState();
     }
 
     /** @return whether the map exists: else it is empty, and reads need not create it. Task thread. */
@@ -858,7 +855,7 @@ final class StateMap
 
     /**
      * For tests: the most heap a full snapshot being written may hold in preserved copies before a write waits (by
-     * default {@link #DEFAULT_MAX_PRESERVED_BYTES}). Task thread.
+     * default {@link ChronicleStateConfig#preservedCopyBytesPerState()}). Task thread.
      *
      * @param bytes at least 1.
      */

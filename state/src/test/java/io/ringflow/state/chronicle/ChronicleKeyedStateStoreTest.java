@@ -75,6 +75,17 @@ class ChronicleKeyedStateStoreTest
         assertThatThrownBy(() -> defaults.withMaxEntrySize(20))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxEntrySize")
             .hasMessageContaining("averageValueSize");
+        assertThatThrownBy(() -> defaults.withPreservedCopyBytesPerState(1_000))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("preservedCopyBytesPerState 1000")
+            .hasMessageContaining("maxEntrySize 16384");
+        assertThatThrownBy(() -> defaults.withPreservedCopyBytesPerState(64 << 10).withMaxEntrySize(1 << 20))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("preservedCopyBytesPerState 65536")
+            .hasMessageContaining("maxEntrySize 1048576");
+        assertThatThrownBy(() -> defaults.withPreservedCopyBytesPerState(Runtime.getRuntime().maxMemory()))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("preservedCopyBytesPerState")
+            .hasMessageContaining("half of this JVM's maximum heap");
+        assertThat(defaults.withPreservedCopyBytesPerState(16_384 + 112).preservedCopyBytesPerState())
+            .isEqualTo(16_384 + 112);
         assertThatThrownBy(() -> defaults.withMaxGrowthFactor(0.5))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxGrowthFactor");
         assertThatThrownBy(() -> defaults.withMaxGrowthFactor(Double.NaN))
@@ -836,11 +847,11 @@ class ChronicleKeyedStateStoreTest
     void aFullSnapshotBeingWrittenHoldsNoMorePreservedCopiesThanItsBudgetTheWritesWaitingForTheFlusher(
         final long seed) throws Exception
     {
-        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        final long budget = 8 << 10;
+        final ChronicleKeyedStateStore store =
+            open(config().withHotKeysPerState(0).withMaxEntrySize(1_024).withPreservedCopyBytesPerState(budget));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
-        final long budget = 8 << 10;
-        store.limitPreservedBytes(budget);
         final int keys = 20_000;
         final Map<Object, Object> atBarrier = new HashMap<>();
         for (long key = 0; key < keys; key++)
