@@ -176,6 +176,17 @@ abstract class PendingStatePart
         return keyLength + value.length + PRESERVED_ENTRY_OVERHEAD;
     }
 
+    /** Whether a write has waited for this part's flusher yet. Task thread. */
+    private boolean waited;
+
+    /** @return true the first time only: a write waits for this part's flusher. Task thread. */
+    final boolean firstWait()
+    {
+        final boolean first = !waited;
+        waited = true;
+        return first;
+    }
+
     /** The snapshot of this part is being written; see {@link #writing}. The writing thread, before {@link #collect}. */
     final void startWriting()
     {

@@ -33,6 +33,7 @@ import java.util.concurrent.locks.LockSupport;
 final class StateMap
 {
     private static final PendingStatePart[] NONE = new PendingStatePart[0];
+    private static final System.Logger LOG = System.getLogger(StateMap.class.getName());
 
     private final String name;
     /**
@@ -845,6 +846,12 @@ final class StateMap
         }
         overPreservedBudget = null;
         preservationWaits++;
+        if (part.firstWait())
+        {
+            LOG.log(System.Logger.Level.INFO, () -> "state '" + name + "': a full snapshot being written holds " +
+                part.preservedBytes.get() + " bytes of copies of old values, more than preservedCopyBytesPerState (" +
+                maxPreservedBytes + "), so writes wait for its flusher as it reads further (one message a snapshot)");
+        }
         // resuming a little under the budget lets records through as the flusher frees copies, not in bursts
         final long resumeBelow = maxPreservedBytes - maxPreservedBytes / 4;
         while (part.preservesMoreThan(resumeBelow) && !Thread.currentThread().isInterrupted())
