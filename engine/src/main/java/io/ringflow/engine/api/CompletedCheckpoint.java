@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * @param checkpointId    the id.
  * @param triggerMillis   when it was triggered, epoch ms.
- * @param durationNanos   trigger to the last acknowledgement.
+ * @param durationNanos   trigger to commit: every task acknowledged, then the metadata stored.
  * @param sourcePositions per source operator uid, the position of each subtask (index = subtask).
  * @param subtasks        per task, what it spent on this checkpoint.
  * @param savepoint       whether it was taken as a savepoint (aligned, kept by retention and on cancel).
@@ -43,18 +43,41 @@ public record CompletedCheckpoint(
     /** @return bytes of state files written by all tasks. */
     public long stateSizeBytes()
     {
-        return subtasks.stream().mapToLong(SubtaskCheckpointStats::stateSizeBytes).sum();
+        long sum = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            sum += stats.stateSizeBytes();
+        }
+        return sum;
     }
 
     /** @return bytes of in-flight records persisted by all tasks (unaligned checkpoints). */
     public long inFlightBytes()
     {
-        return subtasks.stream().mapToLong(SubtaskCheckpointStats::inFlightBytes).sum();
+        long sum = 0;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            sum += stats.inFlightBytes();
+        }
+        return sum;
     }
 
+    /**
+     * A loop, not a stream: listeners call these on the thread that completed the checkpoint (a task thread, for
+     * in-memory storage), a few times a second, where the stream pipeline's code runs cold.
+     */
     private long max(final java.util.function.ToLongFunction<SubtaskCheckpointStats> of)
     {
-        return subtasks.stream().mapToLong(of).max().orElse(0);
+        if (subtasks.isEmpty())
+        {
+            return 0;
+        }
+        long max = Long.MIN_VALUE;
+        for (final SubtaskCheckpointStats stats : subtasks)
+        {
+            max = Math.max(max, of.applyAsLong(stats));
+        }
+        return max;
     }
 
     /** @return whether any task took this checkpoint unaligned. */
