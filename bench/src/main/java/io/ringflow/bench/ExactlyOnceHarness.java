@@ -46,7 +46,7 @@ import java.util.stream.Stream;
  *   restarted attempt (restore from the directory included), against the number of keys in state.</li>
  * </ul>
  * Usage: {@code java -cp benchmarks.jar io.ringflow.bench.ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS} or
- * {@code ... recovery RATE KEYS FAILURES [unaligned] [local]} (with a rate above what the job can do, the rings stay
+ * {@code ... recovery RATE KEYS FAILURES [unaligned] [local] [incremental]} (with a rate above what the job can do, the rings stay
  * full and unaligned checkpoints hold in-flight records; {@code local} turns local recovery on: the restarted attempt
  * reverts the failed attempt's store in place). A plain {@code main}: both are distributions over one long run.
  */
@@ -64,16 +64,16 @@ public final class ExactlyOnceHarness
             visibility(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
         }
         else if (args.length >= 4 && "recovery".equals(args[0]) &&
-            Set.of("unaligned", "local").containsAll(List.of(args).subList(4, args.length)))
+            Set.of("unaligned", "local", "incremental").containsAll(List.of(args).subList(4, args.length)))
         {
             final List<String> options = List.of(args).subList(4, args.length);
             recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                options.contains("unaligned"), options.contains("local"), out);
+                options.contains("unaligned"), options.contains("local"), options.contains("incremental"), out);
         }
         else
         {
             System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
-                "recovery RATE KEYS FAILURES [unaligned] [local]");
+                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental]");
             System.exit(2);
         }
     }
@@ -83,13 +83,19 @@ public final class ExactlyOnceHarness
     {
         private final AtomicBoolean armed;
         private final AtomicLong firstViewNanos;
+        /** Set at the first view of the last app: the views go round the apps in order, so every app was counted. */
+        private final AtomicBoolean lastAppSeen;
+        private final long lastApp;
         private LongValueState count;
         private boolean seenOne;
 
-        Count(final AtomicBoolean armed, final AtomicLong firstViewNanos)
+        Count(final AtomicBoolean armed, final AtomicLong firstViewNanos, final AtomicBoolean lastAppSeen,
+            final long lastApp)
         {
             this.armed = armed;
             this.firstViewNanos = firstViewNanos;
+            this.lastAppSeen = lastAppSeen;
+            this.lastApp = lastApp;
         }
 
         @Override
@@ -110,6 +116,10 @@ public final class ExactlyOnceHarness
             {
                 throw new IllegalStateException("injected failure");
             }
+            if (view.appId() == lastApp && !lastAppSeen.get())
+            {
+                lastAppSeen.set(true);
+            }
             out.collect(new TimedAppCount(view.appId(), count.add(1), view.timestamp()));
         }
     }
@@ -124,16 +134,23 @@ public final class ExactlyOnceHarness
         final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local)
         throws Exception
     {
+        return start(rate, keys, intervalMs, dir, armed, firstView, unaligned, local, new AtomicBoolean(), false);
+    }
+
+    private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
+        final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local,
+        final AtomicBoolean lastAppSeen, final boolean incremental) throws Exception
+    {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys))))
             .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs)).directory(dir.resolve("checkpoints"))
-                .unaligned(unaligned).localRecovery(local).build())
+                .unaligned(unaligned).localRecovery(local).incremental(incremental).build())
             .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO))
             .build());
         env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
             .keyBy(PageView::appId)
-            .process(() -> new Count(armed, firstView)).name("count")
+            .process(() -> new Count(armed, firstView, lastAppSeen, keys - 1)).name("count")
             .sinkTo(TransactionalFileSink.forRecords(dir.resolve("out"),
                 RecordEncoder.lengthPrefixed(TimedAppCount.class)).build()).name("file");
         return env.execute("exactly-once-harness");
@@ -185,14 +202,36 @@ public final class ExactlyOnceHarness
     }
 
     static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,
-        final boolean local, final PrintStream out) throws Exception
+        final boolean local, final boolean incremental, final PrintStream out) throws Exception
     {
         final Path dir = Files.createTempDirectory("ringflow-recovery");
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong firstView = new AtomicLong();
-        final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned, local);
-        // every key in state before the first failure: at the rate, all keys are seen within keys / rate seconds
-        Thread.sleep(TimeUnit.SECONDS.toMillis(5) + keys * 1_000L / rate);
+        final AtomicBoolean lastAppSeen = new AtomicBoolean();
+        final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned, local, lastAppSeen,
+            incremental);
+        // every key in a completed checkpoint before the first failure: the views go round the keys in order, but the
+        // job may count them slower than the rate offered, so wait for the last key's first view, then for a checkpoint
+        // triggered after it; and at least 5 s
+        final long startedAt = System.nanoTime();
+        Thread.sleep(TimeUnit.SECONDS.toMillis(5));
+        final long allKeysDeadline = startedAt + TimeUnit.MINUTES.toNanos(10);
+        while (!lastAppSeen.get() && System.nanoTime() < allKeysDeadline)
+        {
+            Thread.sleep(10);
+        }
+        final long checkpointsThen = job.mxBean().getCompletedCheckpoints();
+        while (job.mxBean().getCompletedCheckpoints() < checkpointsThen + 2 && System.nanoTime() < allKeysDeadline)
+        {
+            Thread.sleep(10);
+        }
+        if (job.mxBean().getCompletedCheckpoints() < checkpointsThen + 2)
+        {
+            throw new IllegalStateException("after 10 minutes not every one of the " + keys + " keys was in a " +
+                "completed checkpoint");
+        }
+        out.printf(Locale.ROOT, "all %,d keys in the last checkpoint after %.1f s%n", keys,
+            (System.nanoTime() - startedAt) / 1e9);
         final List<Long> recoveries = new ArrayList<>();
         long stateBytes = 0;
         long inFlightBytes = 0;
@@ -224,7 +263,8 @@ public final class ExactlyOnceHarness
             "or repeat%n", updates);
         out.printf(Locale.ROOT, "recovery, %s%s, %,d keys (%,d B of state and %,d B in flight in the last " +
                 "checkpoint), %,d views/s, %d failures: failure to first view counted again, ms: median %.1f  " +
-                "min %.1f  max %.1f  all %s%n", unaligned ? "unaligned" : "aligned", local ? String.format(Locale.ROOT,
+                "min %.1f  max %.1f  all %s%n", (unaligned ? "unaligned" : "aligned") +
+                (incremental ? ", incremental" : ""), local ? String.format(Locale.ROOT,
                 ", local recovery (%d stores reverted, %,d keys rewritten)", storesReverted, keysRewritten) : "",
             keys, stateBytes, inFlightBytes,
             rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,
