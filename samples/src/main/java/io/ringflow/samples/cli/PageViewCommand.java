@@ -834,7 +834,7 @@ public final class PageViewCommand implements Callable<Integer>
             this.fromMillis = fromMillis;
         }
 
-        /** Per task, in the order first seen: when the barrier reached it and when it acknowledged, after the trigger. */
+        /** Per task, first seen first: when the barrier reached it and when it acknowledged, after the trigger. */
         private final Map<String, Histogram[]> phases = new LinkedHashMap<>();
 
         synchronized void record(final CompletedCheckpoint checkpoint)

@@ -69,8 +69,8 @@ class RingflowCommandTest
         assertThat(out.toString()).contains("verified: totals equal generated events per app")
             .containsPattern("checkpoints: [0-9,]+ completed; (µs|us) p50 / p99 / max: end to end \\S+ / \\S+ / " +
                 "\\S+, sync \\(slowest task\\) \\S+ / \\S+ / \\S+, async \\S+ / \\S+ / \\S+")
-            .containsPattern("checkpoint phases, (µs|us) after the trigger, p50: 'page-views \\(1/1\\)' barrier [0-9.]+, " +
-                "acknowledged [0-9.]+; '[^']+' barrier [0-9.]+, acknowledged [0-9.]+; completed [0-9.]+");
+            .containsPattern("checkpoint phases, (µs|us) after the trigger, p50: 'page-views \\(1/1\\)' barrier " +
+                "[0-9.]+, acknowledged [0-9.]+; '[^']+' barrier [0-9.]+, acknowledged [0-9.]+; completed [0-9.]+");
     }
 
     @Test

@@ -187,7 +187,7 @@ abstract class PendingStatePart
         return first;
     }
 
-    /** The snapshot of this part is being written; see {@link #writing}. The writing thread, before {@link #collect}. */
+    /** The snapshot of this part is being written; see {@link #writing}. The writing thread, before collecting. */
     final void startWriting()
     {
         writing = true;

@@ -122,16 +122,15 @@ final class StateMap
     private long maxTrackedChangeBytes = DEFAULT_MAX_TRACKED_CHANGE_BYTES;
     /**
      * The most heap a full snapshot being written may hold in preserved copies ({@link PendingStatePart#preserved};
-     * {@link ChronicleStateConfig#preservedCopyBytesPerState()} unless a test lowers it)
-     * before a write waits for its flusher: past it, the write that crossed it returns only once the flusher has read
-     * enough segments to bring the copies under three quarters of it, or has finished. So copy-on-write never fills the heap,
-     * however long a flush of state larger than the heap takes; the record path is slowed to the flusher's pace
-     * instead. Task thread.
+     * {@link ChronicleStateConfig#preservedCopyBytesPerState()} unless a test lowers it) before a write waits for its
+     * flusher: past it, the write that crossed it returns only once the flusher has read enough segments to bring the
+     * copies under three quarters of it, or has finished. So copy-on-write never fills the heap, however long a flush
+     * of state larger than the heap takes; the record path is slowed to the flusher's pace instead. Task thread.
      */
     private long maxPreservedBytes;
     /** How long a write that waits for a flusher parks between two looks at its progress. */
     private static final long FLUSHER_POLL_NANOS = 100_000;
-    /** A part that went over {@link #maxPreservedBytes} in the write under way; waited for once it ends. Task thread. */
+    /** A part that went over {@link #maxPreservedBytes} in the write under way, waited for after it. Task thread. */
     private PendingStatePart overPreservedBudget;
     /** How many writes waited for a flusher ({@link #maxPreservedBytes}). Written by the task thread. */
     private volatile long preservationWaits;
@@ -226,7 +225,7 @@ final class StateMap
         restoreProblem = problem;
     }
 
-    /** A restored entry other than an 8-byte key with an 8-byte value went into the map. Task thread, during restore. */
+    /** A restored entry other than an 8-byte key and an 8-byte value went into the map. Task thread, restoring. */
     void restoredOtherThanLongPairs()
     {
         restoredOnlyLongPairs = false;
@@ -832,10 +831,10 @@ final class StateMap
 
     /**
      * Called after a write, with its segment lock released: waits, if the write took a snapshot being written over
-     * {@link #maxPreservedBytes}, until its flusher has brought it under three quarters of that or finished. The flusher needs
-     * nothing from this thread but segment locks, and this thread holds none of this map's: it has closed its query
-     * context, and a lookup a value state keeps open is closed before any write to its map. An interrupt (the task is
-     * stopping) ends the wait at once. Task thread.
+     * {@link #maxPreservedBytes}, until its flusher has brought it under three quarters of that or finished. The
+     * flusher needs nothing from this thread but segment locks, and this thread holds none of this map's: it has
+     * closed its query context, and a lookup a value state keeps open is closed before any write to its map. An
+     * interrupt (the task is stopping) ends the wait at once. Task thread.
      */
     private void awaitFlusherIfOverBudget()
     {
