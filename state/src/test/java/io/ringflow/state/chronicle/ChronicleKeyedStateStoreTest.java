@@ -742,13 +742,7 @@ class ChronicleKeyedStateStoreTest
         assertThat(segments).as("segments of a map of 50,000 entries").isGreaterThanOrEqualTo(4);
         final int paused = segments / 2;
         final int emptied = paused + 1;
-        final Map<Object, Object> atBarrier = new HashMap<>();
-        for (long key = 0; key < 4_000; key++)
-        {
-            store.setCurrentKey(key);
-            counts.update(key);
-            atBarrier.put(key, key);
-        }
+        final Map<Object, Object> atBarrier = countUpTo(store, counts, 4_000);
         final KeyedStateSnapshot snapshot = store.snapshot(1);
 
         // before the flush starts
@@ -853,13 +847,7 @@ class ChronicleKeyedStateStoreTest
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
         final int keys = 20_000;
-        final Map<Object, Object> atBarrier = new HashMap<>();
-        for (long key = 0; key < keys; key++)
-        {
-            store.setCurrentKey(key);
-            counts.update(key);
-            atBarrier.put(key, key);
-        }
+        final Map<Object, Object> atBarrier = countUpTo(store, counts, keys);
         final KeyedStateSnapshot snapshot = store.snapshot(1);
         final int paused = map.created().segments() / 2;
         final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
@@ -932,13 +920,7 @@ class ChronicleKeyedStateStoreTest
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
         store.limitPreservedBytes(1);
-        final Map<Object, Object> atBarrier = new HashMap<>();
-        for (long key = 0; key < 4_000; key++)
-        {
-            store.setCurrentKey(key);
-            counts.update(key);
-            atBarrier.put(key, key);
-        }
+        final Map<Object, Object> atBarrier = countUpTo(store, counts, 4_000);
         final KeyedStateSnapshot snapshot = store.snapshot(1);
         final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -1009,6 +991,20 @@ class ChronicleKeyedStateStoreTest
     }
 
     // ------------------------------------------------------------------------------------------------ support
+
+    /** Sets each key in [0, keys) to itself; returns that state as a model. */
+    private static Map<Object, Object> countUpTo(final ChronicleKeyedStateStore store, final ValueState<Long> counts,
+        final long keys)
+    {
+        final Map<Object, Object> model = new HashMap<>();
+        for (long key = 0; key < keys; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+            model.put(key, key);
+        }
+        return model;
+    }
 
     private static void handOver(
         final SynchronousQueue<Integer> stopped, final SynchronousQueue<Boolean> resume, final int segment)
