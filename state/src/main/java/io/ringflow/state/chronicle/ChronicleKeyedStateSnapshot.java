@@ -82,8 +82,6 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
         for (final PendingStatePart state : states)
         {
             expectedEntries += state.expectedEntries();
-            // this thread reads every part to the end now, needing nothing of the task but segment locks
-            state.startWriting();
         }
         try (KeyGroupBuckets entries = new KeyGroupBuckets(keyGroups, expectedEntries, spillAfterBytes,
             spillDirectory))
@@ -94,6 +92,8 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
                 for (int i = 0; i < states.length; i++)
                 {
                     metas.add(states[i].meta());
+                    // this thread reads this part to the end now, needing nothing of the task but its segment locks
+                    states[i].startWriting();
                     states[i].collect(i, entries, observer);
                     // everything as of the barrier is copied: the task thread may stop preserving for this state
                     states[i].state().removePending(states[i]);

@@ -1109,6 +1109,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     {
         final StateMap state = mapFactory.create(name, bases.tracking());
         state.limitTrackedChanges(trackedChangesLimit);
+        state.releaseHeldLookupsWith(this::releaseHeld);
         if (preservedBytesLimit != Long.MAX_VALUE)
         {
             state.limitPreservedBytes(preservedBytesLimit);

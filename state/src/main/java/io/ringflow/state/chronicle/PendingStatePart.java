@@ -72,10 +72,11 @@ abstract class PendingStatePart
      */
     final AtomicLong preservedBytes = new AtomicLong();
     /**
-     * Set when the snapshot this part belongs to starts being written ({@link #startWriting}): from then on nothing
-     * but its segment locks stands between the flusher and the end of this part, so the task thread may wait for it
+     * Set when the flusher starts collecting this part ({@link #startWriting}): from then on nothing but this state's
+     * segment locks stands between the flusher and the end of this part, so the task thread may wait for it
      * ({@link StateMap}'s budget of preserved copies) without a deadlock. Before, it may not: an unaligned snapshot is
-     * handed to the flusher only once the task has read its other channels' barriers.
+     * handed to the flusher only once the task has read its other channels' barriers, and while the flusher collects
+     * another state's part it may be waiting for a lookup the task holds open in that state's map.
      */
     private volatile boolean writing;
     /**
@@ -187,13 +188,13 @@ abstract class PendingStatePart
         return first;
     }
 
-    /** The snapshot of this part is being written; see {@link #writing}. The writing thread, before collecting. */
+    /** The flusher starts collecting this part; see {@link #writing}. The writing thread, before collecting. */
     final void startWriting()
     {
         writing = true;
     }
 
-    /** @return whether the snapshot of this part is being written; see {@link #writing}. Any thread. */
+    /** @return whether the flusher is collecting (or has collected) this part; see {@link #writing}. Any thread. */
     final boolean isWriting()
     {
         return writing;

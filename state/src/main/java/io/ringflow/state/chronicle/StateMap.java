@@ -130,6 +130,10 @@ final class StateMap
     private long maxPreservedBytes;
     /** How long a write that waits for a flusher parks between two looks at its progress. */
     private static final long FLUSHER_POLL_NANOS = 100_000;
+    /** Closes the lookups the store's value states keep open ({@link ChronicleKeyedStateStore#holdLookups}). */
+    private Runnable releaseHeldLookups = () ->
+    {
+    };
     /** A part that went over {@link #maxPreservedBytes} in the write under way, waited for after it. Task thread. */
     private PendingStatePart overPreservedBudget;
     /** How many writes waited for a flusher ({@link #maxPreservedBytes}). Written by the task thread. */
@@ -833,8 +837,8 @@ final class StateMap
      * Called after a write, with its segment lock released: waits, if the write took a snapshot being written over
      * {@link #maxPreservedBytes}, until its flusher has brought it under three quarters of that or finished. The
      * flusher needs nothing from this thread but segment locks, and this thread holds none of this map's: it has
-     * closed its query context, and a lookup a value state keeps open is closed before any write to its map. An
-     * interrupt (the task is stopping) ends the wait at once. Task thread.
+     * closed its query context, a lookup a value state keeps open is closed before any write to its map, and those of
+     * other states are closed before the wait. An interrupt (the task is stopping) ends the wait at once. Task thread.
      */
     private void awaitFlusherIfOverBudget()
     {
@@ -852,11 +856,20 @@ final class StateMap
                 maxPreservedBytes + "), so writes wait for its flusher as it reads further (one message a snapshot)");
         }
         // resuming a little under the budget lets records through as the flusher frees copies, not in bursts
+        // a held lookup keeps a segment of another map locked: no flusher may be left waiting for it (the promise of
+        // ChronicleKeyedStateStore#holdLookups), whichever part it reads next
+        releaseHeldLookups.run();
         final long resumeBelow = maxPreservedBytes - maxPreservedBytes / 4;
         while (part.preservesMoreThan(resumeBelow) && !Thread.currentThread().isInterrupted())
         {
             LockSupport.parkNanos(FLUSHER_POLL_NANOS);
         }
+    }
+
+    /** @param release closes the lookups the store's value states keep open; run before a write waits. Task thread. */
+    void releaseHeldLookupsWith(final Runnable release)
+    {
+        releaseHeldLookups = release;
     }
 
     /**

@@ -975,6 +975,92 @@ class ChronicleKeyedStateStoreTest
             .isEqualTo(SnapshotContents.expected(Map.of("counts", atBarrier)));
     }
 
+    /**
+     * A lookup held open in one state's map (a read waiting for its write) while a write to a second state crosses the
+     * budget, with the flusher still on the first state and about to reach the held segment: the task must not wait
+     * for a flusher that waits for it. The write returns, and both states' snapshots are the barrier's. The store is
+     * used from one thread of the test's, so that a hang fails the test instead of stopping it.
+     */
+    @Test
+    void aWriteOverTheBudgetNeverWaitsForAFlusherThatWaitsForALookupTheTaskHolds() throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        store.holdLookups();
+        final ValueState<Long> first = store.getValueState(new ValueStateDescriptor<>("first", Long.class, 0L));
+        final ValueState<Long> second = store.getValueState(new ValueStateDescriptor<>("second", Long.class, 0L));
+        store.limitPreservedBytes(1);
+        final Map<Object, Object> atBarrier = countUpTo(store, first, 4_000);
+        countUpTo(store, second, 4_000);
+        // the held key lives in the first state's last occupied segment: the flusher reads others before it
+        final StateMap firstMap = ((ChronicleValueState<Long>)first).map();
+        long heldKey = 0;
+        int heldSegment = -1;
+        int lowestSegment = Integer.MAX_VALUE;
+        for (long key = 0; key < 4_000; key++)
+        {
+            final int segment = segmentOf(store, firstMap, key);
+            lowestSegment = Math.min(lowestSegment, segment);
+            if (segment > heldSegment)
+            {
+                heldSegment = segment;
+                heldKey = key;
+            }
+        }
+        assertThat(heldSegment).as("the first state's keys span several segments").isGreaterThan(lowestSegment);
+        final KeyedStateSnapshot snapshot = store.snapshot(1);
+        final long held = heldKey;
+        final CompletableFuture<byte[]> written = new CompletableFuture<>();
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Thread task = new Thread(() ->
+        {
+            try
+            {
+                store.setCurrentKey(held);
+                assertThat(first.value()).isEqualTo(held);
+                final java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+                CompletableFuture.runAsync(() ->
+                {
+                    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+                    try
+                    {
+                        ((ChronicleKeyedStateSnapshot)snapshot).writeTo(out, (stateIndex, segment) ->
+                            reading.countDown());
+                        written.complete(out.toByteArray());
+                    }
+                    catch (final Exception | Error ex)
+                    {
+                        written.completeExceptionally(ex);
+                    }
+                });
+                assertThat(reading.await(60, TimeUnit.SECONDS)).as("the flusher read a segment").isTrue();
+                second.update(-1L);
+                first.update(-1L);
+                store.setCurrentKey(null);
+                done.complete(null);
+            }
+            catch (final Throwable ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "test-task");
+        task.start();
+        try
+        {
+            done.get(60, TimeUnit.SECONDS);
+        }
+        finally
+        {
+            // a write still waiting (the failure this test looks for) ends at the interrupt
+            task.interrupt();
+            task.join(TimeUnit.SECONDS.toMillis(60));
+        }
+
+        final Map<String, Map<Object, Object>> decoded =
+            SnapshotContents.decode(written.get(60, TimeUnit.SECONDS), CodecRegistry.withBuiltIns());
+        assertThat(decoded.get("first")).isEqualTo(atBarrier);
+        assertThat(decoded.get("second")).isEqualTo(atBarrier);
+    }
+
     @Test
     void keyGroupsAreStoredWithTheKeysSoTheFlusherNeverDecodesOne()
     {
