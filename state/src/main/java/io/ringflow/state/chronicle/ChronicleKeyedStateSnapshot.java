@@ -93,7 +93,7 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
                 {
                     metas.add(states[i].meta());
                     // this thread reads this part to the end now, needing nothing of the task but its segment locks
-                    states[i].startWriting();
+                    states[i].startCollecting();
                     states[i].collect(i, entries, observer);
                     // everything as of the barrier is copied: the task thread may stop preserving for this state
                     states[i].state().removePending(states[i]);

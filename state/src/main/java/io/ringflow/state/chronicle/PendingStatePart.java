@@ -33,6 +33,12 @@ abstract class PendingStatePart
     /** Preserved for a key that had no value at the barrier. Compared by identity. */
     static final byte[] ABSENT = new byte[0];
 
+    /**
+     * Heap a preserved entry takes beyond its key and value bytes, estimated: the {@code ConcurrentHashMap} node and
+     * its table slot, the {@link PreservedKey} and the headers of the two arrays.
+     */
+    static final int PRESERVED_ENTRY_OVERHEAD = 112;
+
     /** Told by the flusher when it has read a segment and released its lock; lets tests interleave writes. */
     @FunctionalInterface
     interface SegmentObserver
@@ -57,12 +63,6 @@ abstract class PendingStatePart
     private final long ttlMillis;
     /** The state's clock at the barrier: entries expired then are left out. */
     private final long barrierTime;
-    /**
-     * Heap a preserved entry takes beyond its key and value bytes, estimated: the {@code ConcurrentHashMap} node and
-     * its table slot, the {@link PreservedKey} and the headers of the two arrays.
-     */
-    static final int PRESERVED_ENTRY_OVERHEAD = 112;
-
     /** Values as of the barrier, by key, preserved by the task thread before it changed them. */
     final ConcurrentHashMap<PreservedKey, byte[]> preserved = new ConcurrentHashMap<>();
     /**
@@ -72,13 +72,15 @@ abstract class PendingStatePart
      */
     final AtomicLong preservedBytes = new AtomicLong();
     /**
-     * Set when the flusher starts collecting this part ({@link #startWriting}): from then on nothing but this state's
+     * Set when the flusher starts collecting this part ({@link #startCollecting}): from then on nothing but this state's
      * segment locks stands between the flusher and the end of this part, so the task thread may wait for it
      * ({@link StateMap}'s budget of preserved copies) without a deadlock. Before, it may not: an unaligned snapshot is
      * handed to the flusher only once the task has read its other channels' barriers, and while the flusher collects
      * another state's part it may be waiting for a lookup the task holds open in that state's map.
      */
-    private volatile boolean writing;
+    private volatile boolean collecting;
+    /** Whether a write has waited for this part's flusher yet. Task thread. */
+    private boolean waited;
     /**
      * The state's hot-key front as of the barrier, or null: for its keys, its values are the barrier values and win
      * over the map's, live or preserved.
@@ -177,9 +179,6 @@ abstract class PendingStatePart
         return keyLength + value.length + PRESERVED_ENTRY_OVERHEAD;
     }
 
-    /** Whether a write has waited for this part's flusher yet. Task thread. */
-    private boolean waited;
-
     /** @return true the first time only: a write waits for this part's flusher. Task thread. */
     final boolean firstWait()
     {
@@ -188,21 +187,21 @@ abstract class PendingStatePart
         return first;
     }
 
-    /** The flusher starts collecting this part; see {@link #writing}. The writing thread, before collecting. */
-    final void startWriting()
+    /** The flusher starts collecting this part; see {@link #collecting}. The flusher, before {@link #collect}. */
+    final void startCollecting()
     {
-        writing = true;
+        collecting = true;
     }
 
-    /** @return whether the flusher is collecting (or has collected) this part; see {@link #writing}. Any thread. */
-    final boolean isWriting()
+    /** @return whether the flusher is collecting (or has collected) this part; see {@link #collecting}. Any thread. */
+    final boolean isCollecting()
     {
-        return writing;
+        return collecting;
     }
 
     /**
-     * Task thread, with no segment lock held: whether it should wait before changing more keys, because this part is
-     * being written and holds more preserved copies than {@code bytes}. False when it will hold no more than its own
+     * Task thread, with no segment lock held: whether it should wait before changing more keys, because the flusher is
+     * collecting this part and it holds more preserved copies than {@code bytes}. False when it will hold no more than its own
      * bound anyway: a delta preserves only keys in its change sets, which their own budget bounds.
      *
      * @param bytes a budget of preserved copies.

@@ -171,7 +171,7 @@ final class PendingStateSnapshot extends PendingStatePart
     @Override
     boolean preservesMoreThan(final long bytes)
     {
-        return isWriting() && readSegments != Integer.MAX_VALUE && preservedBytes.get() > bytes;
+        return isCollecting() && readSegments != Integer.MAX_VALUE && preservedBytes.get() > bytes;
     }
 
     /** Reads one segment's entries, under its update lock (held by Chronicle Map for the whole visit). */

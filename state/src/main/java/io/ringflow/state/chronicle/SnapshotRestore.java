@@ -310,6 +310,12 @@ final class SnapshotRestore
         }
     }
 
+    /** @return how many restored entries {@link #checkRestored} read and decoded, for tests. Task thread. */
+    long entriesChecked()
+    {
+        return entriesChecked;
+    }
+
     /**
      * The heap store's checks ({@link StateCompatibility}), then every restored entry decoded once.
      *
@@ -317,12 +323,6 @@ final class SnapshotRestore
      * @param state its declaration, about to be handed out.
      * @throws IllegalStateException when the declaration does not match, or an entry cannot be decoded.
      */
-    /** @return how many restored entries {@link #checkRestored} read and decoded, for tests. Task thread. */
-    long entriesChecked()
-    {
-        return entriesChecked;
-    }
-
     void checkRestored(final StateMap map, final ChronicleState state)
     {
         final StateMeta meta = map.restoredMeta();

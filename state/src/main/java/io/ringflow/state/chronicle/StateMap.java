@@ -138,7 +138,7 @@ final class StateMap
     private PendingStatePart overPreservedBudget;
     /** How many writes waited for a flusher ({@link #maxPreservedBytes}). Written by the task thread. */
     private volatile long preservationWaits;
-    /** The most preserved copies seen in a part being written, in bytes, for tests. Task thread. */
+    /** The most preserved copies seen in a part its flusher was collecting, in bytes, for tests. Task thread. */
     private long peakPreservedBytes;
     /** The most changed keys tracked at once, for tests; unbounded by default. Task thread. */
     private long maxTrackedChanges = Long.MAX_VALUE;
@@ -821,7 +821,7 @@ final class StateMap
                         entry.value().getUsing(previous).toByteArray();
                 }
                 snapshot.preserve(keyCopy, oldValue);
-                if (snapshot.isWriting())
+                if (snapshot.isCollecting())
                 {
                     peakPreservedBytes = Math.max(peakPreservedBytes, snapshot.preservedBytes.get());
                 }
@@ -889,7 +889,7 @@ final class StateMap
         return preservationWaits;
     }
 
-    /** @return the most preserved copies, in estimated bytes, a part being written held. Task thread. */
+    /** @return the most preserved copies, estimated bytes, a part held while its flusher collected it. Task thread. */
     long peakPreservedBytes()
     {
         return peakPreservedBytes;
