@@ -72,8 +72,8 @@ abstract class PendingStatePart
      */
     final AtomicLong preservedBytes = new AtomicLong();
     /**
-     * Set when the flusher starts collecting this part ({@link #startCollecting}): from then on nothing but this state's
-     * segment locks stands between the flusher and the end of this part, so the task thread may wait for it
+     * Set when the flusher starts collecting this part ({@link #startCollecting}): from then on nothing but this
+     * state's segment locks stands between the flusher and the end of this part, so the task thread may wait for it
      * ({@link StateMap}'s budget of preserved copies) without a deadlock. Before, it may not: an unaligned snapshot is
      * handed to the flusher only once the task has read its other channels' barriers, and while the flusher collects
      * another state's part it may be waiting for a lookup the task holds open in that state's map.
@@ -200,9 +200,9 @@ abstract class PendingStatePart
     }
 
     /**
-     * Task thread, with no segment lock held: whether it should wait before changing more keys, because the flusher is
-     * collecting this part and it holds more preserved copies than {@code bytes}. False when it will hold no more than its own
-     * bound anyway: a delta preserves only keys in its change sets, which their own budget bounds.
+     * Task thread, with no segment lock held: whether it should wait before changing more keys, because the flusher
+     * is collecting this part and it holds more preserved copies than {@code bytes}. False when it will hold no more
+     * than its own bound anyway: a delta preserves only keys in its change sets, which their own budget bounds.
      *
      * @param bytes a budget of preserved copies.
      * @return whether the task should wait for this part's flusher.
