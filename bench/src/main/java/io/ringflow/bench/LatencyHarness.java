@@ -17,6 +17,7 @@ import io.ringflow.engine.api.sink.Sink;
 import io.ringflow.engine.api.sink.SinkWriter;
 import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.engine.api.source.RecordGenerator;
+import io.ringflow.engine.metrics.JobThreadAllocation;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -246,6 +247,13 @@ public final class LatencyHarness
                 "task) %s, async %s%n", checkpoints.count(), triple(checkpoints.endToEnd()),
                 triple(checkpoints.sync()), triple(checkpoints.async()));
         }
+        final Allocated allocated = results.get(0).allocated;
+        if (allocated != null)
+        {
+            out.printf(Locale.ROOT, "allocated by the job's threads in the window: %,d B%s%n", allocated.bytes(),
+                allocated.checkpoints() == 0 ? "" : String.format(Locale.ROOT, ", %,.0f B a checkpoint (%d)",
+                    allocated.perCheckpoint(), allocated.checkpoints()));
+        }
         out.println();
         out.println("checks");
         boolean passed = true;
@@ -279,7 +287,7 @@ public final class LatencyHarness
     /** The CSV columns {@link #appendCsv} writes; latencies in microseconds. */
     static final String CSV_HEADER = "label,checkpoint,storage,stall,rate,idle,backend,samples,achieved," +
         "p50,p90,p99,p99.9,p99.99,max,floor_p50,floor_p99,floor_p99.9,checkpoints,ckpt_p50,ckpt_p99,ckpt_max," +
-        "sync_p50,sync_p99,async_p50,async_p99,passed";
+        "sync_p50,sync_p99,async_p50,async_p99,alloc_bytes,alloc_per_ckpt,passed";
 
     private static void appendCsv(final Options options, final List<RunResult> results, final boolean passed)
     {
@@ -322,6 +330,10 @@ public final class LatencyHarness
                 .append(',').append(micros(async.getValueAtPercentile(50)))
                 .append(',').append(micros(async.getValueAtPercentile(99)));
         }
+        final Allocated allocated = run.allocated;
+        line.append(',').append(allocated == null ? "" : Long.toString(allocated.bytes()))
+            .append(',').append(allocated == null || allocated.checkpoints() == 0 ? "" :
+                String.format(Locale.ROOT, "%.0f", allocated.perCheckpoint()));
         line.append(',').append(passed).append(System.lineSeparator());
         try
         {
@@ -363,6 +375,9 @@ public final class LatencyHarness
     }
 
     // ---------------------------------------------------------------- the Ringflow job
+
+    /** The name of the harness's job, which its threads carry. */
+    private static final String JOB_NAME = "latency-harness";
 
     private static RunResult runRingflow(final Options options, final Placement placement)
         throws InterruptedException
@@ -417,7 +432,9 @@ public final class LatencyHarness
         final long deadline = System.nanoTime() + options.warmupNanos + options.measureNanos + drainNanos;
         JobStatus status = null;
         Throwable failure = null;
-        try (JobHandle job = env.execute("latency-harness"))
+        JobThreadAllocation windowAllocation = null;
+        Allocated allocated = null;
+        try (JobHandle job = env.execute(JOB_NAME))
         {
             job.onCheckpointCompleted(checkpointStats::record);
             final boolean checkpointing = options.checkpoint != CheckpointKind.NONE;
@@ -425,7 +442,16 @@ public final class LatencyHarness
             while ((!sink.windowDelivered() || checkpointing && checkpointStats.count() == 0) &&
                 !job.status().isTerminal() && System.nanoTime() < deadline)
             {
+                if (windowAllocation == null && sink.windowStarted(System.nanoTime()))
+                {
+                    windowAllocation = JobThreadAllocation.start(JOB_NAME);
+                }
                 Thread.sleep(10);
+            }
+            if (windowAllocation != null)
+            {
+                // read while the job's threads are alive: from the window's start until its last record arrived
+                allocated = new Allocated(windowAllocation.allocatedSinceStart(), checkpointStats.count());
             }
             if (!options.bounded)
             {
@@ -568,7 +594,8 @@ public final class LatencyHarness
         }
         final RunResult result = new RunResult(name + " page-view", histogram,
             receivedInWindow * 1e9 / options.measureNanos, checks, passed,
-            options.checkpoint == CheckpointKind.NONE ? null : checkpointStats);
+            options.checkpoint == CheckpointKind.NONE ? null : checkpointStats,
+            allocated == null || allocated.bytes() < 0 ? null : allocated);
         passed &= checkSamples(result, options, clamped);
         return result.withPassed(passed);
     }
@@ -1052,17 +1079,18 @@ public final class LatencyHarness
         final List<String> checks;
         final boolean passed;
         final CheckpointStats checkpoints;
+        final Allocated allocated;
 
         RunResult(
             final String name, final Histogram histogram, final double achievedRate, final List<String> checks,
             final boolean passed)
         {
-            this(name, histogram, achievedRate, checks, passed, null);
+            this(name, histogram, achievedRate, checks, passed, null, null);
         }
 
         RunResult(
             final String name, final Histogram histogram, final double achievedRate, final List<String> checks,
-            final boolean passed, final CheckpointStats checkpoints)
+            final boolean passed, final CheckpointStats checkpoints, final Allocated allocated)
         {
             this.name = name;
             this.histogram = histogram;
@@ -1070,11 +1098,18 @@ public final class LatencyHarness
             this.checks = checks;
             this.passed = passed;
             this.checkpoints = checkpoints;
+            this.allocated = allocated;
         }
 
         RunResult withPassed(final boolean value)
         {
-            return new RunResult(name, histogram, achievedRate, checks, value, checkpoints);
+            return new RunResult(name, histogram, achievedRate, checks, value, checkpoints, allocated);
+        }
+
+        /** @return what the job's threads allocated in the window; null when not measured (the floor). */
+        public Allocated allocated()
+        {
+            return allocated;
         }
 
         /** @return the checkpoints completed inside the window, or null for a run without checkpoints. */
@@ -1105,6 +1140,22 @@ public final class LatencyHarness
         public boolean passed()
         {
             return passed;
+        }
+    }
+
+    /**
+     * Bytes the job's threads allocated from the start of the measurement window until its last record reached the
+     * sink, and the checkpoints completed in that span ({@link JobThreadAllocation}).
+     *
+     * @param bytes       bytes allocated.
+     * @param checkpoints checkpoints completed.
+     */
+    public record Allocated(long bytes, long checkpoints)
+    {
+        /** @return bytes per checkpoint; NaN without checkpoints. */
+        public double perCheckpoint()
+        {
+            return checkpoints == 0 ? Double.NaN : (double)bytes / checkpoints;
         }
     }
 

@@ -243,10 +243,13 @@ public final class LatencyOverheadHarness
         return command;
     }
 
-    /** One configuration's medians over its rounds; latencies in µs. */
+    /**
+     * One configuration's medians over its rounds; latencies in µs, {@code allocatedPerCheckpoint} the bytes the job's
+     * threads allocated in the window per checkpoint completed (NaN without checkpoints).
+     */
     public record Row(String label, int runs, double p50, double p99, double p999, double max, double floorP50,
         double floorP99, double floorP999, double checkpoints, double checkpointP50, double checkpointP99,
-        double syncP50, double asyncP50, boolean passed)
+        double syncP50, double asyncP50, double allocatedPerCheckpoint, boolean passed)
     {
     }
 
@@ -299,6 +302,7 @@ public final class LatencyOverheadHarness
                 median(runs, header.indexOf("floor_p99.9")), median(runs, header.indexOf("checkpoints")),
                 median(runs, header.indexOf("ckpt_p50")), median(runs, header.indexOf("ckpt_p99")),
                 median(runs, header.indexOf("sync_p50")), median(runs, header.indexOf("async_p50")),
+                median(runs, header.indexOf("alloc_per_ckpt")),
                 runs.stream().allMatch(fields -> Boolean.parseBoolean(fields[fields.length - 1]))));
         }
         return rows;
@@ -307,7 +311,9 @@ public final class LatencyOverheadHarness
     /** @return the median of one column over the runs that have a value there; NaN when none has. */
     private static double median(final List<String[]> runs, final int column)
     {
-        final double[] values = runs.stream().map(fields -> fields[column]).filter(text -> !text.isEmpty())
+        // runs.csv files written before a column was added have fewer fields: no value there
+        final double[] values = runs.stream().filter(fields -> column < fields.length - 1)
+            .map(fields -> fields[column]).filter(text -> !text.isEmpty())
             .mapToDouble(Double::parseDouble).sorted().toArray();
         if (values.length == 0)
         {
@@ -326,21 +332,23 @@ public final class LatencyOverheadHarness
             options.pressures.contains("stall") ? ", back-pressure (/stall): the sink pauses " +
                 options.stall.replace(":", " ms every ") + " ms" : "", options.rounds));
         table.append("| Run | p50 | p99 | p99.9 | max | p99 / no checkpoints | checkpoints | checkpoint p50 | " +
-            "checkpoint p99 | sync p50 | async p50 |\n");
-        table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            "checkpoint p99 | sync p50 | async p50 | allocated / checkpoint |\n");
+        table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (final Row row : rows.values())
         {
             final Row base = rows.get("none" + (row.label().endsWith("/stall") ? "/stall" : ""));
-            table.append(String.format(Locale.ROOT, "| %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+            table.append(String.format(Locale.ROOT, "| %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                 row.label(), row.passed() ? "" : " (checks FAILED)", us(row.p50()), us(row.p99()), us(row.p999()),
                 us(row.max()), base == null ? "-" : row == base ? "1" : String.format(Locale.ROOT, "%.2f",
                     row.p99() / base.p99()), Double.isNaN(row.checkpoints()) || row.checkpoints() == 0 ? "-" :
                     String.format(Locale.ROOT, "%.0f", row.checkpoints()), us(row.checkpointP50()),
-                us(row.checkpointP99()), us(row.syncP50()), us(row.asyncP50())));
+                us(row.checkpointP99()), us(row.syncP50()), us(row.asyncP50()),
+                Double.isNaN(row.allocatedPerCheckpoint()) ? "-" :
+                    String.format(Locale.ROOT, "%,.0f B", row.allocatedPerCheckpoint())));
             if (!Double.isNaN(row.floorP50()))
             {
                 table.append(String.format(Locale.ROOT, "| floor (bare Disruptor hop, same JVM as %s) | %s | %s | " +
-                    "%s | | | | | | | |%n", row.label(), us(row.floorP50()), us(row.floorP99()),
+                    "%s | | | | | | | | |%n", row.label(), us(row.floorP50()), us(row.floorP99()),
                     us(row.floorP999())));
             }
         }

@@ -166,6 +166,9 @@ class BenchmarksSmokeTest
         assertThat(checkpoints.endToEnd().getMaxValue()).isPositive();
         assertThat(checkpoints.sync().getMaxValue()).isPositive();
         assertThat(checkpoints.async().getMaxValue()).isPositive();
+        // the job's threads were counted over the window, in which its checkpoints allocated their statistics
+        assertThat(report.results().get(0).allocated().checkpoints()).isPositive();
+        assertThat(report.results().get(0).allocated().bytes()).isPositive();
         // every record due during a 5 ms pause of the sink waits for its end: the back-pressure happened
         assertThat(report.results().get(0).histogram().getMaxValue()).isGreaterThan(1_000_000L);
     }
@@ -212,6 +215,8 @@ class BenchmarksSmokeTest
         assertThat(summary.rows().get("none").checkpoints()).isZero();
         assertThat(summary.rows().get("aligned/mem").checkpoints()).isPositive();
         assertThat(summary.rows().get("aligned/dir").checkpoints()).isPositive();
+        assertThat(summary.rows().get("aligned/mem").allocatedPerCheckpoint()).isPositive();
+        assertThat(summary.rows().get("none").allocatedPerCheckpoint()).as("no checkpoints, no such figure").isNaN();
         assertThat(summary.rows().get("aligned/dir").p99()).isPositive();
         assertThat(Files.readString(out.resolve("latency-overhead.md"))).contains("| aligned/dir |");
         assertThat(out.resolve("latency-overhead-idle.png")).isNotEmptyFile();

@@ -11,6 +11,7 @@ import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
 import io.ringflow.engine.api.TaskFailureException;
+import io.ringflow.engine.metrics.JobThreadAllocation;
 import io.ringflow.state.chronicle.ChronicleStateConfig;
 import io.ringflow.samples.pageview.FaultPlan;
 import io.ringflow.samples.pageview.LongColumn;
@@ -218,15 +219,15 @@ public final class PageViewCommand implements Callable<Integer>
             " totals and a summary instead of every app's total.")
     private boolean quietTotals;
 
+    /** Durations of the checkpoints completed during the run (after the warm-up, if any); null without checkpoints. */
+    private CheckpointDurations checkpointDurations;
+
     /**
      * Runs the job and reports on it.
      *
      * @return 0 when the totals verified, 1 when the job failed or was cancelled, 3 when the totals differ.
      * @throws ParameterException for invalid options (exit code 2).
      */
-    /** Durations of the checkpoints completed during the run (after the warm-up, if any); null without checkpoints. */
-    private CheckpointDurations checkpointDurations;
-
     @Override
     public Integer call()
     {
@@ -513,6 +514,8 @@ public final class PageViewCommand implements Callable<Integer>
         final long steadyFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
         long steadyStartTotal = -1;
         long steadyStartNanos = 0;
+        JobThreadAllocation allocation = null;
+        Allocated allocated = null;
         long lastTick = start;
         long lastTotal = 0;
         long lastCheckpointShown = -1;
@@ -569,6 +572,17 @@ public final class PageViewCommand implements Callable<Integer>
             {
                 steadyStartTotal = total;
                 steadyStartNanos = now;
+                allocation = JobThreadAllocation.start(PageViewCount.JOB_NAME);
+            }
+            else if (allocation != null)
+            {
+                // the last reading while every thread of the job is alive covers the steady state
+                final long bytes = allocation.allocatedSinceStart();
+                if (bytes >= 0)
+                {
+                    allocated = new Allocated(allocation.threadCount(), bytes, total - steadyStartTotal,
+                        checkpointDurations == null ? 0 : checkpointDurations.completed());
+                }
             }
             out.printf(Locale.ROOT, "%8.1f s %,14d %,16d %s %s %s%n", (now - start) / 1e9,
                 Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)), total,
@@ -604,7 +618,7 @@ public final class PageViewCommand implements Callable<Integer>
         }
         final Steady steadyPart = warmupSeconds == 0 ? null : new Steady(warmupSeconds, steady,
             steadyStartTotal < 0 ? 0 : job.recordsReceived() - steadyStartTotal,
-            steadyStartTotal < 0 ? 0 : end - steadyStartNanos);
+            steadyStartTotal < 0 ? 0 : end - steadyStartNanos, allocated);
         if (interrupted)
         {
             Thread.currentThread().interrupt();
@@ -665,6 +679,15 @@ public final class PageViewCommand implements Callable<Integer>
                     micros(steady.latencies(), 99.0).strip(), micros(steady.latencies(), 99.9).strip(),
                     String.format(Locale.ROOT, "%.1f", steady.latencies().getMaxValue() / 1e3),
                     steady.latencies().getTotalCount());
+            }
+            final Allocated allocated = steady.allocated();
+            if (allocated != null && allocated.records() > 0)
+            {
+                out.printf(Locale.ROOT, "after the %d s warm-up the job's %d threads allocated %,d B: %.3f B a record%s%n",
+                    steady.warmupSeconds(), allocated.threads(), allocated.bytes(),
+                    (double)allocated.bytes() / allocated.records(), allocated.checkpoints() == 0 ? "" :
+                        String.format(Locale.ROOT, ", %,d B a checkpoint (%,d checkpoints)",
+                            allocated.bytes() / allocated.checkpoints(), allocated.checkpoints()));
             }
         }
         if (checkpointDurations != null)
@@ -805,14 +828,6 @@ public final class PageViewCommand implements Callable<Integer>
     }
 
     /**
-     * The part of the run after the warm-up.
-     *
-     * @param warmupSeconds the warm-up left out.
-     * @param latencies     latencies of the records received in whole report intervals after it.
-     * @param records       records received after it.
-     * @param nanos         time from the end of the warm-up to the end of the run.
-     */
-    /**
      * The distribution of checkpoint durations over a run: end to end, the slowest task's synchronous and
      * asynchronous parts, and per task when the barrier reached it and when it acknowledged (both after the trigger),
      * so that the summary shows where a checkpoint's time goes. Recorded on the threads that complete checkpoints, a
@@ -859,6 +874,12 @@ public final class PageViewCommand implements Callable<Integer>
             }
         }
 
+        /** @return the checkpoints recorded so far. */
+        synchronized long completed()
+        {
+            return endToEnd.getTotalCount();
+        }
+
         synchronized void print(final long warmupSeconds, final PrintWriter out)
         {
             final String us = microsLabel();
@@ -886,7 +907,24 @@ public final class PageViewCommand implements Callable<Integer>
         }
     }
 
-    private record Steady(long warmupSeconds, Histogram latencies, long records, long nanos)
+    /**
+     * The part of the run after the warm-up.
+     *
+     * @param warmupSeconds the warm-up left out.
+     * @param latencies     latencies of the records received in whole report intervals after it.
+     * @param records       records received after it.
+     * @param nanos         time from the end of the warm-up to the end of the run.
+     * @param allocated     what the job's threads allocated after it; null when not measured.
+     */
+    private record Steady(long warmupSeconds, Histogram latencies, long records, long nanos, Allocated allocated)
+    {
+    }
+
+    /**
+     * Bytes the job's threads allocated from the end of the warm-up to the last report second at which all of them
+     * were alive, with the records received and the checkpoints completed in the same span.
+     */
+    private record Allocated(int threads, long bytes, long records, long checkpoints)
     {
     }
 }
