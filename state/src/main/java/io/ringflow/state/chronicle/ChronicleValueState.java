@@ -148,9 +148,9 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             writeCell(value);
             return;
         }
-        if (front.holdsLongs() && store.hasLongKey() && !front.tracksChanges())
+        if (front.holdsLongs() && store.hasLongKey())
         {
-            // the key set unboxed, and no change stamps to key by object: no key object on a hit
+            // the key set unboxed: no key object on a hit (a change stamp goes into the front's table)
             final long longValue = ((Long)value).longValue();
             if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
                 front.replaceLong(store.currentLongKey(), longValue))
@@ -164,7 +164,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         {
             final long longValue = ((Long)value).longValue();
             if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
-                front.replaceLong((Long)key, longValue))
+                front.replaceLong(((Long)key).longValue(), longValue))
             {
                 front.access(true);
                 return;
@@ -521,7 +521,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         public void update(final long value)
         {
             final HotKeyFront front = ChronicleValueState.this.front;
-            if (front != null && front.holdsLongs() && store.hasLongKey() && !front.tracksChanges() &&
+            if (front != null && front.holdsLongs() && store.hasLongKey() &&
                 value != HotKeyFront.NO_LONG &&
                 valueBound >= 0 && valueBound <= maxEntrySize - front.longestKey() &&
                 front.replaceLong(store.currentLongKey(), value))

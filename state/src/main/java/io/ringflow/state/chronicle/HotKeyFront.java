@@ -210,7 +210,8 @@ final class HotKeyFront
     }
 
     /**
-     * The unboxed {@link #replace}, when {@link #holdsLongs()} and no changes are tracked (no stamp to key).
+     * The unboxed {@link #replace}, when {@link #holdsLongs()}: one lookup, no allocation, the change stamped in the
+     * table itself when changes are tracked (incremental snapshots).
      *
      * @param key   the current key.
      * @param value its new value, not {@link #NO_LONG}.
@@ -218,18 +219,7 @@ final class HotKeyFront
      */
     boolean replaceLong(final long key, final long value)
     {
-        return longLongs.replace(key, value, NO_LONG);
-    }
-
-    /** @return whether entries are stamped with their change for incremental snapshots. */
-    boolean tracksChanges()
-    {
-        return map.tracksChanges();
-    }
-
-    boolean replaceLong(final Long key, final long value)
-    {
-        return longLongs.replace(key.longValue(), value, map.tracksChanges() ? changeStamp : NO_LONG);
+        return longLongs.replace(key, value, map.tracksChanges() ? changeStamp : NO_LONG);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.ListState;
 import io.ringflow.state.keyed.ListStateDescriptor;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.SnapshotContents;
@@ -496,6 +497,58 @@ class ChronicleKeyedStateStoreTest
         }
 
         assertThat(allocated).as("bytes allocated by 200,000 increments").isLessThan(64 * 1024);
+    }
+
+    /**
+     * With changes tracked for incremental snapshots, an unboxed update of a front-held counter stamps its change in
+     * the front's table: no key object per record (it used to box the key on this path), and the change reaches the
+     * next delta.
+     */
+    @Test
+    void anUnboxedUpdateWithChangesTrackedAllocatesNothingAndReachesTheDelta()
+    {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final ChronicleKeyedStateStore store = open(config());
+        store.trackChanges();
+        final LongValueState counts = store.getLongValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        // keys far outside Long's cache of boxes, so that a boxed key would be an allocation
+        final long[] keys = new long[1_000];
+        final int[] groups = new int[keys.length];
+        for (int i = 0; i < keys.length; i++)
+        {
+            keys[i] = 1_000_000L + i;
+            groups[i] = KeyGroups.keyGroupOf(keys[i], MAX_PARALLELISM);
+        }
+        final Runnable increments = () ->
+        {
+            for (int i = 0; i < 200_000; i++)
+            {
+                store.setCurrentKey(keys[i % keys.length], groups[i % keys.length]);
+                counts.update(counts.value() + 1);
+            }
+        };
+        increments.run();
+        store.snapshot(1).release();
+
+        long allocated = Long.MAX_VALUE;
+        for (int round = 0; round < 5 && allocated >= 64 * 1024; round++)
+        {
+            final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            increments.run();
+            allocated = Math.min(allocated, threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
+        }
+        assertThat(allocated).as("bytes allocated by 200,000 tracked increments").isLessThan(64 * 1024);
+
+        // one key changed after checkpoint 2: the delta on 2 holds it, with its newest value, and nothing else
+        SnapshotContents.take(store, 2);
+        store.setCurrentKey(keys[7], groups[7]);
+        counts.update(-5);
+        final Map<String, Map<Object, Object>> delta = SnapshotContents.decode(
+            SnapshotContents.write(store.incrementalSnapshot(3, 2)), CodecRegistry.withBuiltIns());
+        assertThat(delta.get("counts")).containsExactly(Map.entry(keys[7], -5L));
     }
 
     /**

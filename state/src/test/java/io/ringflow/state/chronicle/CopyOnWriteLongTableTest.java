@@ -131,6 +131,55 @@ class CopyOnWriteLongTableTest
     }
 
     @Test
+    void copiesOneViewHadAloneAreRecycledOnceReadAndSharedOnesAreNot()
+    {
+        final CopyOnWriteLongTable table = new CopyOnWriteLongTable(1 << 20);
+        for (long key = 0; key < 100_000; key++)
+        {
+            table.put(key, key, key);
+        }
+        // one view: every chunk copied for it alone; once read, the copies go back to the pool
+        final Map<Long, Long> first = contents(table);
+        final CopyOnWriteLongTable.View alone = table.snapshot();
+        changeEveryKey(table, 1);
+        final long firstCopies = table.chunkCopies();
+        assertThat(firstCopies).isPositive();
+        assertThat(table.recycledHeld()).as("nothing given back before the read").isZero();
+        assertThat(frozenContents(alone.materialize())).isEqualTo(first);
+        assertThat(table.recycledHeld()).isEqualTo((int)firstCopies);
+
+        // the next view's copies are made in those arrays, and still read as its barrier's table
+        final Map<Long, Long> second = contents(table);
+        final CopyOnWriteLongTable.View next = table.snapshot();
+        changeEveryKey(table, 2);
+        final long secondCopies = table.chunkCopies() - firstCopies;
+        assertThat(table.recycledCopies()).isEqualTo(secondCopies);
+        assertThat(chunkedEntries(next).entrySet().stream().collect(java.util.stream.Collectors.toMap(
+            Map.Entry::getKey, entry -> entry.getValue().value()))).isEqualTo(second);
+        assertThat(table.recycledHeld()).isEqualTo((int)firstCopies);
+
+        // two views pending: each chunk is copied once for both, and neither reader may give that copy back
+        final Map<Long, Long> third = contents(table);
+        final CopyOnWriteLongTable.View older = table.snapshot();
+        final CopyOnWriteLongTable.View newer = table.snapshot();
+        changeEveryKey(table, 3);
+        final int heldBeforeReads = table.recycledHeld();
+        assertThat(frozenContents(older.materialize())).isEqualTo(third);
+        changeEveryKey(table, 4);
+        assertThat(frozenContents(newer.materialize())).as("read after the older view's reader was done")
+            .isEqualTo(third);
+        assertThat(table.recycledHeld()).isEqualTo(heldBeforeReads);
+    }
+
+    private static void changeEveryKey(final CopyOnWriteLongTable table, final long round)
+    {
+        for (long key = 0; key < 100_000; key++)
+        {
+            table.put(key, -key - round, round);
+        }
+    }
+
+    @Test
     void viewsReadOneInsideAnotherOnOneThreadEachReadTheirOwnTable()
     {
         // reads on one thread pass their chunk buffers on: a read inside another's consumer must not get the outer's
@@ -252,6 +301,7 @@ class CopyOnWriteLongTableTest
             }
         }
         assertThat(checked).isGreaterThan(100);
+        assertThat(table.recycledCopies()).as("copies were made in recycled arrays too").isPositive();
     }
 
     @ParameterizedTest(name = "seed {0}")

@@ -27,6 +27,10 @@ class CompilerDirectivesTest
         {
             assertThat(printed).contains("+" + forced);
         }
+        for (final String keptOut : CompilerDirectives.KEPT_OUT)
+        {
+            assertThat(printed).contains("-" + keptOut);
+        }
         // ours and the default; a second request adds nothing
         assertThat(printed.split("Directive:", -1)).hasSize(3);
         CompilerDirectives.installOnce();
