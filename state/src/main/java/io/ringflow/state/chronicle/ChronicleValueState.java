@@ -148,9 +148,11 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             writeCell(value);
             return;
         }
-        if (front.holdsLongs() && store.hasLongKey())
+        // the key set unboxed: no key object on a hit (a change stamp goes into the front's table); a miss here is a
+        // miss for the boxed lookups below too
+        final boolean triedUnboxed = front.holdsLongs() && store.hasLongKey();
+        if (triedUnboxed)
         {
-            // the key set unboxed: no key object on a hit (a change stamp goes into the front's table)
             final long longValue = ((Long)value).longValue();
             if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
                 front.replaceLong(store.currentLongKey(), longValue))
@@ -160,7 +162,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             }
         }
         final Object key = store.currentKey();
-        if (front.holdsLongs() && key instanceof Long)
+        if (!triedUnboxed && front.holdsLongs() && key instanceof Long)
         {
             final long longValue = ((Long)value).longValue();
             if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
@@ -175,7 +177,8 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             updateBypassingFront(front, key, value);
             return;
         }
-        if (fitsWithEveryFrontKey(value) && front.replace(key, value))
+        // a front of Longs was asked above, unboxed
+        if (!front.holdsLongs() && fitsWithEveryFrontKey(value) && front.replace(key, value))
         {
             front.access(true);
             return;

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * each slot a removal shifts), {@link #beforeWrite} checks that number; the first change of a chunk after a barrier
  * copies the chunk (entries and stamps) once and hands the copy to every pending view of the same arrays that has not
  * read the chunk and has no copy of it yet, then stores the copy reference (volatile) and a store-store fence before
- * the change. A view's reader ({@link View#materialize}), chunk by chunk: copies the live chunk, a load-load fence,
+ * the change. A view's reader ({@link View#forEachChunk}, and {@link View#materialize} built on it), chunk by chunk: copies the live chunk, a load-load fence,
  * then reads the view's copy reference (volatile); if there is one, it takes the copy instead; then it advances its
  * {@code cursor} (volatile) past the chunk.
  *
@@ -52,11 +52,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * from it, it offers the array to the table's pool of {@link #recycled} copies (many readers, one taker), and the task
  * takes its next copies from there. A copy shared by several views is left to the collector, since no one reader knows
  * when the others are done with it. The pool holds at most one copy per chunk of the table at its largest: no more
- * than one snapshot of the whole table needs. The offer (a release in the queue) happens-before the take, so the task
- * never overwrites an array a reader still reads.
+ * than one snapshot of the whole table needs at its peak; {@link #clear} empties it. The offer (a release in the
+ * queue) happens-before the take, so the task never overwrites an array a reader still reads. A view's copies and
+ * their exclusivity flags are published together: one holder, reached through one volatile field.
  *
- * <p>Thread contract: every method of the table on the task thread; a {@link View}'s {@link View#materialize} and
- * {@link View#release} on any one thread (the flusher), its {@link View#size} on any.
+ * <p>Thread contract: every method of the table on the task thread; a {@link View}'s {@link View#forEachChunk},
+ * {@link View#materialize} and {@link View#release} on one thread (its reader: the flusher, or the task itself), or
+ * {@link View#release} on any thread once no read of that view can be under way; its {@link View#size} on any.
  */
 final class CopyOnWriteLongTable
 {
@@ -102,8 +104,13 @@ final class CopyOnWriteLongTable
     private long chunkCopies;
     /** Chunk copies made from a recycled array; for tests. */
     private long recycledCopies;
-    /** Copies readers are done with, for the task's next ones; offered by readers, taken by the task. */
-    private final ManyToOneConcurrentArrayQueue<long[]> recycled;
+    /**
+     * Copies readers are done with, for the task's next ones; offered by readers, taken by the task. Created at the
+     * first {@link #snapshot()}, so a table never snapshotted has none.
+     */
+    private ManyToOneConcurrentArrayQueue<long[]> recycled;
+    /** {@link #preserve}'s scratch list of the views that need a copy; task thread. */
+    private View[] needing = new View[4];
 
     /**
      * @param maxKeys the most keys the table will hold, at least 1; it never grows beyond two slots per key.
@@ -116,7 +123,6 @@ final class CopyOnWriteLongTable
         }
         this.maxKeys = maxKeys;
         this.maxSlots = Math.max(INITIAL_SLOTS, Integer.highestOneBit(2 * maxKeys - 1) << 1);
-        this.recycled = new ManyToOneConcurrentArrayQueue<>(maxSlots >>> CHUNK_SHIFT);
         allocate(Math.min(INITIAL_SLOTS, maxSlots), false);
     }
 
@@ -366,6 +372,11 @@ final class CopyOnWriteLongTable
     /** Removes every key. O(1) when a view holds the arrays (new ones are allocated), else O(slots). */
     void clear()
     {
+        if (recycled != null)
+        {
+            // the table restarts small: let the copies a full table needed go
+            recycled.clear();
+        }
         if (holdsCurrentArrays())
         {
             allocate(Math.min(INITIAL_SLOTS, maxSlots), stamps != null);
@@ -432,35 +443,31 @@ final class CopyOnWriteLongTable
     private void preserve(final int chunk)
     {
         forgetDoneViews();
-        int needing = 0;
+        if (needing.length < viewCount)
+        {
+            needing = new View[views.length];
+        }
+        int count = 0;
         for (int i = 0; i < viewCount; i++)
         {
-            if (needsCopy(views[i], chunk))
+            final View view = views[i];
+            if (view.entries == entries && view.cursor <= chunk && view.copyOf(chunk) == null)
             {
-                needing++;
+                needing[count++] = view;
             }
         }
-        if (needing > 0)
+        if (count > 0)
         {
-            // counted first, so that a reader never sees as its own a copy handed to another view after it
+            // counted first: a copy is flagged as one view's own only when no other view gets it
             final long[] copy = copyChunk(chunk);
-            for (int i = 0; i < viewCount; i++)
+            for (int i = 0; i < count; i++)
             {
-                final View view = views[i];
-                if (needsCopy(view, chunk))
-                {
-                    view.keep(chunk, copy, needing == 1);
-                }
+                needing[i].keep(chunk, copy, count == 1);
+                needing[i] = null;
             }
         }
         // the copy's reference is visible before any change of the chunk that follows
         VarHandle.storeStoreFence();
-    }
-
-    /** @return whether {@code view}'s reader may still read {@code chunk} and has no copy of it. */
-    private boolean needsCopy(final View view, final int chunk)
-    {
-        return view.entries == entries && view.cursor <= chunk && view.copyOf(chunk) == null;
     }
 
     /** Drops the views whose readers need nothing more. */
@@ -509,6 +516,10 @@ final class CopyOnWriteLongTable
      */
     View snapshot()
     {
+        if (recycled == null)
+        {
+            recycled = new ManyToOneConcurrentArrayQueue<>(maxSlots >>> CHUNK_SHIFT);
+        }
         final View view = new View(entries, stamps, size, Math.min(CHUNK_SLOTS, mask + 1), recycled);
         seq++;
         forgetDoneViews();
@@ -592,7 +603,7 @@ final class CopyOnWriteLongTable
     /** @return how many copies readers gave back that the task has not taken again; for tests. */
     int recycledHeld()
     {
-        return recycled.size();
+        return recycled == null ? 0 : recycled.size();
     }
 
     /** Receives one chunk of a view as of its barrier ({@link View#forEachChunk}). */
@@ -636,13 +647,8 @@ final class CopyOnWriteLongTable
         private volatile int cursor;
         /** Set when the reader needs nothing more; the task then forgets the view. */
         private volatile boolean done;
-        /** Per chunk, the task's copy of it as of the barrier, or null; allocated by the task at the first copy. */
-        private volatile AtomicReferenceArray<long[]> copies;
-        /**
-         * Per chunk, whether its copy was handed to this view alone (the reader then recycles it); written by the task
-         * before it publishes the copy in {@link #copies}, with it.
-         */
-        private boolean[] exclusive;
+        /** The task's copies of chunks as of the barrier; allocated by the task at the first copy. */
+        private volatile Copies copies;
         /** Where the reader gives back the copies it alone had; the table's pool. */
         private final ManyToOneConcurrentArrayQueue<long[]> recycled;
 
@@ -664,8 +670,8 @@ final class CopyOnWriteLongTable
 
         private long[] copyOf(final int chunk)
         {
-            final AtomicReferenceArray<long[]> copies = this.copies;
-            return copies == null ? null : copies.get(chunk);
+            final Copies copies = this.copies;
+            return copies == null ? null : copies.arrays.get(chunk);
         }
 
         /**
@@ -675,17 +681,15 @@ final class CopyOnWriteLongTable
          */
         private void keep(final int chunk, final long[] copy, final boolean alone)
         {
-            AtomicReferenceArray<long[]> copies = this.copies;
+            Copies copies = this.copies;
             if (copies == null)
             {
-                exclusive = new boolean[entries.length / 2 / chunkSlots];
-                copies = new AtomicReferenceArray<>(exclusive.length);
-                // the flags array before the reference that publishes it (a volatile store)
+                copies = new Copies(entries.length / 2 / chunkSlots);
                 this.copies = copies;
             }
-            exclusive[chunk] = alone;
-            // publishes the flag with the copy: the reader reads it after reading the copy (a volatile load)
-            copies.set(chunk, copy);
+            copies.alone[chunk] = alone;
+            // publishes the flag with the copy: the reader reads it after this element (a volatile load)
+            copies.arrays.set(chunk, copy);
         }
 
         /**
@@ -728,38 +732,47 @@ final class CopyOnWriteLongTable
             final long[] chunkEntries = spare(SPARE_CHUNK_ENTRIES, 2 * chunkSlots);
             final long[] chunkStamps = stamps == null ? null : spare(SPARE_CHUNK_STAMPS, chunkSlots);
             final int chunks = slots / chunkSlots;
-            for (int chunk = 0; chunk < chunks; chunk++)
+            try
             {
-                final int from = chunk * chunkSlots;
-                System.arraycopy(entries, 2 * from, chunkEntries, 0, 2 * chunkSlots);
-                if (stamps != null)
+                for (int chunk = 0; chunk < chunks; chunk++)
                 {
-                    System.arraycopy(stamps, from, chunkStamps, 0, chunkSlots);
-                }
-                // a change seen above implies its copy's reference is seen below
-                VarHandle.loadLoadFence();
-                final long[] copy = copyOf(chunk);
-                if (copy != null)
-                {
-                    System.arraycopy(copy, 0, chunkEntries, 0, 2 * chunkSlots);
+                    final int from = chunk * chunkSlots;
+                    System.arraycopy(entries, 2 * from, chunkEntries, 0, 2 * chunkSlots);
                     if (stamps != null)
                     {
-                        // stamps were copied with the chunk, since this view's arrays had them at the barrier
-                        System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
+                        System.arraycopy(stamps, from, chunkStamps, 0, chunkSlots);
                     }
-                    if (exclusive[chunk])
+                    // a change seen above implies its copy's reference is seen below
+                    VarHandle.loadLoadFence();
+                    final Copies copies = this.copies;
+                    final long[] copy = copies == null ? null : copies.arrays.get(chunk);
+                    if (copy != null)
                     {
-                        // read, and no other view has it: the task may copy its next chunk into it (a full pool
-                        // leaves it to the collector)
-                        recycled.offer(copy);
+                        System.arraycopy(copy, 0, chunkEntries, 0, 2 * chunkSlots);
+                        if (stamps != null)
+                        {
+                            // stamps were copied with the chunk, since this view's arrays had them at the barrier
+                            System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
+                        }
+                        if (copies.alone[chunk])
+                        {
+                            // read, and no other view has it: the task may copy its next chunk into it (a full
+                            // pool leaves it to the collector)
+                            recycled.offer(copy);
+                        }
                     }
+                    // the buffers hold the chunk as of the barrier: the task may change it from now on
+                    cursor = chunk + 1;
+                    consumer.accept(chunkEntries, chunkStamps, chunkSlots);
                 }
-                // the buffers hold the chunk as of the barrier: the task may change it from now on
-                cursor = chunk + 1;
-                consumer.accept(chunkEntries, chunkStamps, chunkSlots);
             }
-            done = true;
-            copies = null;
+            finally
+            {
+                // read once, even when the consumer failed: no second read may reach copies already given back
+                cursor = Integer.MAX_VALUE;
+                done = true;
+                copies = null;
+            }
             // the consumer keeps no reference to the buffers (they were reused from chunk to chunk): the next read on
             // this thread may have them
             SPARE_CHUNK_ENTRIES.set(chunkEntries);
@@ -775,6 +788,23 @@ final class CopyOnWriteLongTable
             cursor = Integer.MAX_VALUE;
             done = true;
             copies = null;
+        }
+    }
+
+    /**
+     * A view's copies of chunks and, per chunk, whether its copy went to that view alone: written by the task, each
+     * flag before the volatile store of its copy, and read by the view's reader after the volatile load of the copy
+     * through the same holder, so a reader never pairs a copy with another holder's flag.
+     */
+    private static final class Copies
+    {
+        final AtomicReferenceArray<long[]> arrays;
+        final boolean[] alone;
+
+        Copies(final int chunks)
+        {
+            this.arrays = new AtomicReferenceArray<>(chunks);
+            this.alone = new boolean[chunks];
         }
     }
 

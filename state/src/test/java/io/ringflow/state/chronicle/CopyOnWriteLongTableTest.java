@@ -171,6 +171,35 @@ class CopyOnWriteLongTableTest
         assertThat(table.recycledHeld()).isEqualTo(heldBeforeReads);
     }
 
+    @Test
+    void aReadWhoseConsumerFailsEndsTheViewAndItsCopies()
+    {
+        final CopyOnWriteLongTable table = new CopyOnWriteLongTable(1 << 20);
+        for (long key = 0; key < 100_000; key++)
+        {
+            table.put(key, key, key);
+        }
+        final CopyOnWriteLongTable.View view = table.snapshot();
+        changeEveryKey(table, 1);
+        final int[] chunksSeen = new int[1];
+        assertThatThrownBy(() -> view.forEachChunk((entries, stamps, slots) ->
+        {
+            if (++chunksSeen[0] == 3)
+            {
+                throw new IllegalStateException("the consumer failed");
+            }
+        })).hasMessage("the consumer failed");
+
+        // no second read can reach copies given back by the first; the task copies nothing more for the view
+        assertThatThrownBy(view::materialize).isInstanceOf(IllegalStateException.class);
+        final long copies = table.chunkCopies();
+        final Map<Long, Long> second = contents(table);
+        final CopyOnWriteLongTable.View next = table.snapshot();
+        changeEveryKey(table, 2);
+        assertThat(frozenContents(next.materialize())).isEqualTo(second);
+        assertThat(table.chunkCopies() - copies).as("copies for the next view only").isLessThanOrEqualTo(copies);
+    }
+
     private static void changeEveryKey(final CopyOnWriteLongTable table, final long round)
     {
         for (long key = 0; key < 100_000; key++)
