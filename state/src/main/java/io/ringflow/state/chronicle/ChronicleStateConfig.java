@@ -295,7 +295,9 @@ public final class ChronicleStateConfig
      * change stamps of incremental checkpoints), rounded down to a power of two; other fronts a key per
      * {@code 96 + averageKeySize + averageValueSize} bytes, at most {@link #BOXED_HOT_KEYS}. A front grows as keys
      * arrive, so a small state uses little of it. While a checkpoint is written the table of {@code Long} counters
-     * can need up to about twice its size (the flusher's gathered entries, chunk copies). 0 disables the front.
+     * can need up to about twice its size (the flusher's gathered entries, chunk copies); the chunk copies are
+     * recycled rather than collected, so once checkpoints have copied the whole table that second copy stays for the
+     * store's life. 0 disables the front.
      */
     public long hotFrontBytesPerState()
     {
