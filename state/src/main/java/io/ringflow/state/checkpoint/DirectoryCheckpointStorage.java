@@ -102,53 +102,16 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     public StateOutput createStateOutput(final long checkpointId, final String name) throws IOException
     {
         final Path folder = directory.resolve(PREFIX + checkpointId);
-        final Path target = folder.resolve(name);
         final Path temp = folder.resolve(name + ".inprogress");
-        final FileChannel channel;
         try
         {
             Files.createDirectories(folder);
-            channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            return new FileStateOutput(name, false, temp, folder.resolve(name));
         }
         catch (final IOException ex)
         {
             throw new IOException("cannot create state file " + temp + ": " + ex, ex);
         }
-        final java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(
-            channel), 64 * 1024);
-        return new StateOutput(name)
-        {
-            @Override
-            protected void writeBytes(final byte[] bytes, final int offset, final int count) throws IOException
-            {
-                out.write(bytes, offset, count);
-            }
-
-            @Override
-            protected void finish() throws IOException
-            {
-                try (channel)
-                {
-                    out.flush();
-                    channel.force(true);
-                }
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-            }
-
-            @Override
-            protected void discard()
-            {
-                try
-                {
-                    channel.close();
-                    Files.deleteIfExists(temp);
-                }
-                catch (final IOException ignored)
-                {
-                    // an abandoned file; the checkpoint folder is discarded as a whole too
-                }
-            }
-        };
     }
 
     @Override
@@ -179,62 +142,40 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
             throw new FileAlreadyExistsException(target.toString(), null, "shared state file already exists (names " +
                 "must be unique in the shared area)");
         }
-        final FileChannel channel;
+        final StateOutput output;
         try
         {
             ensureSharedDirectory();
-            channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            output = new FileStateOutput(name, true, temp, target)
+            {
+                @Override
+                protected void moveIntoPlace(final Path from, final Path to) throws IOException
+                {
+                    try
+                    {
+                        super.moveIntoPlace(from, to);
+                    }
+                    catch (final NoSuchFileException ex)
+                    {
+                        throw new IOException("shared state file " + from + " vanished before it was complete " +
+                            "(checkpoint " + checkpointId + " discarded meanwhile?)", ex);
+                    }
+                    fsyncDirectory(sharedDirectory);
+                }
+
+                @Override
+                protected void discarded()
+                {
+                    release(checkpointId, name);
+                }
+            };
         }
         catch (final IOException ex)
         {
             throw new IOException("cannot create shared state file " + temp + ": " + ex, ex);
         }
         pendingShared.put(name, checkpointId);
-        final java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(
-            channel), 64 * 1024);
-        return new StateOutput(name, true)
-        {
-            @Override
-            protected void writeBytes(final byte[] bytes, final int offset, final int count) throws IOException
-            {
-                out.write(bytes, offset, count);
-            }
-
-            @Override
-            protected void finish() throws IOException
-            {
-                try (channel)
-                {
-                    out.flush();
-                    channel.force(true);
-                }
-                try
-                {
-                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-                }
-                catch (final NoSuchFileException ex)
-                {
-                    throw new IOException("shared state file " + temp + " vanished before it was complete " +
-                        "(checkpoint " + checkpointId + " discarded meanwhile?)", ex);
-                }
-                fsyncDirectory(sharedDirectory);
-            }
-
-            @Override
-            protected void discard()
-            {
-                try
-                {
-                    channel.close();
-                    Files.deleteIfExists(temp);
-                }
-                catch (final IOException ignored)
-                {
-                    // an abandoned temporary file: the next collection of the shared area removes it
-                }
-                release(checkpointId, name);
-            }
-        };
+        return output;
     }
 
     /**
