@@ -464,10 +464,7 @@ class ChronicleKeyedStateStoreTest
     @ValueSource(ints = {0, 1_024})
     void readingAndUpdatingAValueAllocatesNothingOnceWarm(final int hotKeys)
     {
-        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final com.sun.management.ThreadMXBean threads = allocationCounters();
         final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(hotKeys));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final Long[] keys = new Long[1_000];
@@ -488,6 +485,16 @@ class ChronicleKeyedStateStoreTest
 
         assertThat(leastAllocatedOfRounds(threads, increments, 64 * 1024)).as("bytes allocated by 200,000 increments")
             .isLessThan(64 * 1024);
+    }
+
+    /** @return this JVM's per-thread allocation counters; the test is skipped where there are none. */
+    private static com.sun.management.ThreadMXBean allocationCounters()
+    {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        return threads;
     }
 
     /**
@@ -518,10 +525,7 @@ class ChronicleKeyedStateStoreTest
     @Test
     void anUnboxedUpdateWithChangesTrackedAllocatesNothingAndReachesTheDelta()
     {
-        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final com.sun.management.ThreadMXBean threads = allocationCounters();
         final ChronicleKeyedStateStore store = open(config());
         store.trackChanges();
         final LongValueState counts = store.getLongValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
@@ -564,10 +568,7 @@ class ChronicleKeyedStateStoreTest
     @Test
     void theSynchronousPartDoesNotGrowWithTheMapsCapacity()
     {
-        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final com.sun.management.ThreadMXBean threads = allocationCounters();
         final long[] smallSegments = new long[1];
         final long[] largeSegments = new long[1];
         final long small = syncPartBytes(threads, ChronicleStateConfig.defaults().withExpectedEntriesPerState(1_000),
