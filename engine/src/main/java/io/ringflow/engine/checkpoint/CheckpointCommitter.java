@@ -6,10 +6,12 @@ import io.ringflow.state.checkpoint.CheckpointStorage;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The storage side of the coordinator: commits completed checkpoints and deletes what aborted ones wrote.
@@ -70,16 +72,42 @@ final class CheckpointCommitter
     }
 
     /**
-     * Stores the metadata, its state files being durable already; retention then prunes older checkpoints, except
-     * the pinned ones, and shared files no stored checkpoint refers to are deleted.
+     * Stores the metadata, its state files being durable already: the commit point. Deletes nothing ({@link #prune}).
      *
      * @param metadata the checkpoint.
-     * @param pinned   checkpoints whose keyed state files a pending checkpoint builds on.
      * @throws IOException when it cannot be stored: the checkpoint fails.
      */
-    void store(final CheckpointMetadata metadata, final java.util.Set<Long> pinned) throws IOException
+    void commit(final CheckpointMetadata metadata) throws IOException
     {
-        storage.store(metadata, retained, pinned);
+        storage.commit(metadata);
+    }
+
+    /**
+     * Retention and the shared area's collection after checkpoint {@code newest} was committed and announced: on the
+     * I/O thread for durable storage (deleting folders costs file-system work, with a tail of milliseconds), on the
+     * calling thread otherwise, or when the I/O thread takes no more work (the job is stopping; a prune that is missed
+     * leaves one checkpoint too many, which the next run's first prune deletes).
+     *
+     * @param newest the checkpoint just committed.
+     * @param pinned the checkpoints not to prune, asked when the prune runs (pending checkpoints may have registered
+     *               meanwhile).
+     */
+    void prune(final long newest, final Supplier<Set<Long>> pinned)
+    {
+        final Runnable prune = () -> storage.prune(newest, retained, pinned.get());
+        if (!storage.isDurable())
+        {
+            prune.run();
+            return;
+        }
+        try
+        {
+            io.execute(prune);
+        }
+        catch (final RejectedExecutionException stopping)
+        {
+            prune.run();
+        }
     }
 
     /** Deletes what an aborted checkpoint wrote, on the I/O thread (after any commit handed over before). */

@@ -543,26 +543,9 @@ public final class CheckpointCoordinator implements CheckpointGateway
                 return () -> { };
             }
         }
-        final Set<Long> pinned = new HashSet<>();
-        synchronized (lock)
-        {
-            // the current base, which checkpoints registered during this commit will still build on, and the base
-            // of every pending checkpoint: their keyed chains refer to those checkpoints' shared files
-            if (latestBase != null)
-            {
-                pinned.add(latestBase.checkpointId());
-            }
-            for (final PendingCheckpoint other : pending.values())
-            {
-                if (other.incrementalBase != null)
-                {
-                    pinned.add(other.incrementalBase.checkpointId());
-                }
-            }
-        }
         try
         {
-            committer.store(metadata, pinned);
+            committer.commit(metadata);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -632,8 +615,35 @@ public final class CheckpointCoordinator implements CheckpointGateway
                 LOG.log(Level.WARNING, "a checkpoint listener of job '" + job.jobName() + "' threw", ex);
             }
             p.future.complete(done);
+            // deleting older checkpoints is not part of this one's duration: announced first, pruned now
+            committer.prune(p.id, this::pinnedCheckpoints);
             startWaiting();
         };
+    }
+
+    /**
+     * @return the checkpoints retention must not prune now: the current base, which checkpoints registered from now
+     *     on build on, and the base of every pending checkpoint (their keyed chains refer to those checkpoints' shared
+     *     files).
+     */
+    private Set<Long> pinnedCheckpoints()
+    {
+        final Set<Long> pinned = new HashSet<>();
+        synchronized (lock)
+        {
+            if (latestBase != null)
+            {
+                pinned.add(latestBase.checkpointId());
+            }
+            for (final PendingCheckpoint other : pending.values())
+            {
+                if (other.incrementalBase != null)
+                {
+                    pinned.add(other.incrementalBase.checkpointId());
+                }
+            }
+        }
+        return pinned;
     }
 
     /**

@@ -201,6 +201,139 @@ class CheckpointCoordinationTest
         assertThat(latest.sourcePositions().get("numbers")).hasSize(1).allMatch(position -> position > 0);
     }
 
+    /**
+     * Deleting older checkpoints is not part of a checkpoint's duration: the checkpoint is announced complete once its
+     * metadata is durable, and retention runs after. Fails if the prune runs before the completion (the first
+     * checkpoint would never complete while the prune is held).
+     */
+    @Test
+    void aCheckpointIsAnnouncedCompleteBeforeOlderCheckpointsArePruned(
+        @org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final java.util.concurrent.CountDownLatch pruneMayRun = new java.util.concurrent.CountDownLatch(1);
+        final List<Long> prunesStarted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final PruneGate storage = new PruneGate(
+            new io.ringflow.state.checkpoint.DirectoryCheckpointStorage(dir.resolve("checkpoints")), pruneMayRun,
+            prunesStarted);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofHours(1)).retained(1).storage(storage).build())
+            .build());
+        env.fromSource(GeneratorSource.unbounded(Long.class, (i, t) -> i), "numbers").uid("numbers")
+            .keyBy(n -> n % 3).map(n -> n).sinkTo(new DiscardSink<>());
+        try (JobHandle handle = env.execute("prune-after-completion"))
+        {
+            try
+            {
+                final CompletedCheckpoint first = handle.triggerCheckpoint().get(TestJobs.HANG_GUARD.toSeconds(),
+                    TimeUnit.SECONDS);
+                Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() ->
+                    prunesStarted.contains(first.checkpointId()));
+                assertThat(storage.checkpointIds()).containsExactly(first.checkpointId());
+
+                final java.util.concurrent.CompletableFuture<CompletedCheckpoint> second = handle.triggerCheckpoint();
+                pruneMayRun.countDown();
+                final long secondId = second.get(TestJobs.HANG_GUARD.toSeconds(), TimeUnit.SECONDS).checkpointId();
+                Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> storage.checkpointIds().equals(
+                    List.of(secondId)));
+            }
+            finally
+            {
+                // a failed assertion must not leave the I/O thread waiting: the job could not stop
+                pruneMayRun.countDown();
+            }
+        }
+    }
+
+    /** Directory storage whose prunes wait until a latch opens, each noting its checkpoint when it starts. */
+    static final class PruneGate implements io.ringflow.state.checkpoint.CheckpointStorage
+    {
+        private final io.ringflow.state.checkpoint.DirectoryCheckpointStorage delegate;
+        private final java.util.concurrent.CountDownLatch pruneMayRun;
+        private final List<Long> prunesStarted;
+
+        PruneGate(final io.ringflow.state.checkpoint.DirectoryCheckpointStorage delegate,
+            final java.util.concurrent.CountDownLatch pruneMayRun, final List<Long> prunesStarted)
+        {
+            this.delegate = delegate;
+            this.pruneMayRun = pruneMayRun;
+            this.prunesStarted = prunesStarted;
+        }
+
+        @Override
+        public void prune(final long newest, final int retained, final java.util.Set<Long> pinned)
+        {
+            prunesStarted.add(newest);
+            try
+            {
+                pruneMayRun.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            delegate.prune(newest, retained, pinned);
+        }
+
+        @Override
+        public void commit(final io.ringflow.state.checkpoint.CheckpointMetadata metadata) throws java.io.IOException
+        {
+            delegate.commit(metadata);
+        }
+
+        @Override
+        public io.ringflow.state.checkpoint.StateOutput createStateOutput(final long checkpointId, final String name)
+            throws java.io.IOException
+        {
+            return delegate.createStateOutput(checkpointId, name);
+        }
+
+        @Override
+        public io.ringflow.state.checkpoint.StateOutput createSharedStateOutput(final long checkpointId,
+            final String name) throws java.io.IOException
+        {
+            return delegate.createSharedStateOutput(checkpointId, name);
+        }
+
+        @Override
+        public byte[] readState(final long checkpointId, final io.ringflow.state.checkpoint.StateHandle handle)
+            throws java.io.IOException
+        {
+            return delegate.readState(checkpointId, handle);
+        }
+
+        @Override
+        public void discardPending(final long checkpointId) throws java.io.IOException
+        {
+            delegate.discardPending(checkpointId);
+        }
+
+        @Override
+        public List<Long> checkpointIds() throws java.io.IOException
+        {
+            return delegate.checkpointIds();
+        }
+
+        @Override
+        public io.ringflow.state.checkpoint.CheckpointMetadata load(final long checkpointId)
+            throws java.io.IOException
+        {
+            return delegate.load(checkpointId);
+        }
+
+        @Override
+        public void discardAll() throws java.io.IOException
+        {
+            delegate.discardAll();
+        }
+
+        @Override
+        public String describe()
+        {
+            return delegate.describe();
+        }
+    }
+
     @Test
     void aStorageThatCannotWriteDeclinesCheckpointsUntilTheTolerableFailuresAreUsedUp()
     {
@@ -208,11 +341,17 @@ class CheckpointCoordinationTest
         final io.ringflow.state.checkpoint.CheckpointStorage broken = new io.ringflow.state.checkpoint.CheckpointStorage()
         {
             @Override
-            public void store(final io.ringflow.state.checkpoint.CheckpointMetadata metadata, final int retained,
-                final java.util.Set<Long> pinned) throws java.io.IOException
+            public void commit(final io.ringflow.state.checkpoint.CheckpointMetadata metadata)
+                throws java.io.IOException
             {
                 attempts.incrementAndGet();
                 throw new java.io.IOException("disk full");
+            }
+
+            @Override
+            public void prune(final long newest, final int retained, final java.util.Set<Long> pinned)
+            {
+                throw new AssertionError("nothing was committed, so nothing is pruned");
             }
 
             @Override

@@ -134,9 +134,15 @@ class DeclineTest
         }
 
         @Override
-        public void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
+        public void commit(final CheckpointMetadata metadata)
         {
-            delegate.store(metadata, retained, pinned);
+            delegate.commit(metadata);
+        }
+
+        @Override
+        public void prune(final long newest, final int retained, final Set<Long> pinned)
+        {
+            delegate.prune(newest, retained, pinned);
         }
 
         @Override

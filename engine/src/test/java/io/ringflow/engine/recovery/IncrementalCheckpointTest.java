@@ -75,9 +75,13 @@ class IncrementalCheckpointTest
             assertThat(third.stateSizeBytes()).isLessThan(first.stateSizeBytes() / 10);
             assertThat(fourth.stateSizeBytes()).isGreaterThan(first.stateSizeBytes() / 2);
 
-            // retained(2): the third and fourth; shared/ holds exactly the files of their chains
-            assertThat(storage.checkpointIds()).containsExactly(third.checkpointId(), fourth.checkpointId());
-            assertThat(sharedFiles(dir)).isEqualTo(referencedSharedFiles(storage));
+            // retained(2): the third and fourth (retention runs after a checkpoint is announced complete); shared/
+            // holds exactly the files of their chains
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).ignoreExceptions().untilAsserted(() ->
+            {
+                assertThat(storage.checkpointIds()).containsExactly(third.checkpointId(), fourth.checkpointId());
+                assertThat(sharedFiles(dir)).isEqualTo(referencedSharedFiles(storage));
+            });
 
             // a delta on the fourth, then a failure: the restart restores the fourth's full snapshot and the delta
             final CompletedCheckpoint fifth = checkpointAt(handle, job, 10_200);

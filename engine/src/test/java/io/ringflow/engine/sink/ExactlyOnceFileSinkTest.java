@@ -425,14 +425,19 @@ class ExactlyOnceFileSinkTest
         }
 
         @Override
-        public void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
-            throws IOException
+        public void commit(final CheckpointMetadata metadata) throws IOException
         {
             if (faults.metadataWriteAt > 0 && faults.metadataWrites.incrementAndGet() == faults.metadataWriteAt)
             {
                 throw new IOException("injected fault: committing checkpoint " + metadata.checkpointId());
             }
-            delegate.store(metadata, retained, pinned);
+            delegate.commit(metadata);
+        }
+
+        @Override
+        public void prune(final long newest, final int retained, final Set<Long> pinned)
+        {
+            delegate.prune(newest, retained, pinned);
         }
 
         @Override

@@ -118,7 +118,38 @@ public interface CheckpointStorage
      *                 checkpoint references; not null, may name checkpoints that do not exist.
      * @throws IOException when it cannot be stored; the checkpoint is then not complete.
      */
-    void store(CheckpointMetadata metadata, int retained, Set<Long> pinned) throws IOException;
+    default void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
+        throws IOException
+    {
+        commit(metadata);
+        prune(metadata.checkpointId(), retained, pinned);
+    }
+
+    /**
+     * The commit point of {@link #store(CheckpointMetadata, int, Set)} alone: stores the metadata durably; when this
+     * returns, the checkpoint is committed and the shared files created for it no longer belong to a pending
+     * checkpoint. Nothing is deleted: that is {@link #prune}'s, which the coordinator runs after it has announced the
+     * checkpoint complete, so deleting older checkpoints' files does not lengthen a checkpoint.
+     *
+     * @param metadata the checkpoint; its state files, private and shared, must already be durable.
+     * @throws IOException when it cannot be stored; the checkpoint is then not complete.
+     */
+    void commit(CheckpointMetadata metadata) throws IOException;
+
+    /**
+     * The clean-up of {@link #store(CheckpointMetadata, int, Set)} after {@link #commit} of checkpoint
+     * {@code newest}: removes the oldest checkpoints beyond {@code retained} older than {@code newest}, never
+     * {@code newest}, never a savepoint, not this time one in {@code pinned}; then deletes every shared file that no
+     * stored checkpoint references and that does not belong to a pending checkpoint (none at all when a stored
+     * checkpoint's metadata cannot be read). A checkpoint committed after {@code newest} is never pruned here (it is
+     * not counted either, so this keeps one more than {@code retained} until its own prune). A failure to delete is
+     * logged and left to the next prune, never thrown: the checkpoint is committed already.
+     *
+     * @param newest   the checkpoint just committed, counted as one of the retained.
+     * @param retained how many completed checkpoints to keep, at least 1.
+     * @param pinned   ids of stored checkpoints not to prune now; not null, may name checkpoints that do not exist.
+     */
+    void prune(long newest, int retained, Set<Long> pinned);
 
     /**
      * Deletes what a checkpoint that will never complete (aborted, declined, expired) has written: its own files and

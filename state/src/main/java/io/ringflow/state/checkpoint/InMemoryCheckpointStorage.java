@@ -167,24 +167,38 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void store(final CheckpointMetadata metadata, final int retained, final Set<Long> pinned)
     {
-        Objects.requireNonNull(pinned, "pinned");
+        commit(metadata);
+        prune(metadata.checkpointId(), retained, pinned);
+    }
+
+    /** {@inheritDoc} In memory, committing never fails. */
+    @Override
+    public synchronized void commit(final CheckpointMetadata metadata)
+    {
         metadataFiles.put(metadata.checkpointId(), MetadataFormat.encode(metadata));
         savepoints.put(metadata.checkpointId(), metadata.savepoint());
         pendingShared.values().removeIf(id -> id == metadata.checkpointId());
-        final List<Long> checkpoints = new ArrayList<>();
-        for (final Long id : metadataFiles.keySet())
+    }
+
+    @Override
+    public synchronized void prune(final long newest, final int retained, final Set<Long> pinned)
+    {
+        Objects.requireNonNull(pinned, "pinned");
+        final List<Long> older = new ArrayList<>();
+        for (final Long id : metadataFiles.headMap(newest).keySet())
         {
             if (!savepoints.getOrDefault(id, false))
             {
-                checkpoints.add(id);
+                older.add(id);
             }
         }
         final List<InMemoryFile> dropped = new ArrayList<>();
-        for (int i = 0; i < checkpoints.size() - Math.max(1, retained); i++)
+        // the newest counts as one of the retained
+        for (int i = 0; i < older.size() - (Math.max(1, retained) - 1); i++)
         {
-            if (checkpoints.get(i) != metadata.checkpointId() && !pinned.contains(checkpoints.get(i)))
+            if (!pinned.contains(older.get(i)))
             {
-                drop(checkpoints.get(i), dropped);
+                drop(older.get(i), dropped);
             }
         }
         collectSharedGarbage(dropped);

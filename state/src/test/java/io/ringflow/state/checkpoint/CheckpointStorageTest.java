@@ -153,4 +153,38 @@ class CheckpointStorageTest
         assertThat(storage.load(3)).isEqualTo(metadata(3));
         assertThatThrownBy(() -> storage.load(1)).isInstanceOf(CorruptCheckpointException.class);
     }
+
+    /**
+     * The coordinator announces a checkpoint complete between its commit and its prune: the commit must delete
+     * nothing, and the prune must keep the newest, the retained count before it, savepoints, pinned checkpoints, and
+     * any checkpoint committed after the newest it was asked about (the I/O thread may commit the next one before
+     * this one's prune runs).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"memory", "directory"})
+    void aCommitDeletesNothingAndTheLaterPruneKeepsTheRetainedTheSavepointsTheNewerAndThePinned(
+        final String kind, @TempDir final Path dir) throws IOException
+    {
+        final CheckpointStorage storage = "memory".equals(kind) ? new InMemoryCheckpointStorage() :
+            new DirectoryCheckpointStorage(dir.resolve("checkpoints"));
+        final CheckpointMetadata savepoint = new CheckpointMetadata(2, 1_700_000_000_002L, true,
+            Map.of("numbers", List.of(20L)), Map.of());
+        storage.commit(metadata(1));
+        storage.commit(savepoint);
+        for (long id = 3; id <= 6; id++)
+        {
+            storage.commit(metadata(id));
+        }
+        assertThat(storage.checkpointIds()).as("a commit deletes nothing").containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+
+        // 6 is committed too, but the prune is 5's: 5 and the one before it stay, and 6 is neither pruned nor
+        // counted; 3 is pinned this time
+        storage.prune(5, 2, java.util.Set.of(3L));
+        assertThat(storage.checkpointIds()).containsExactly(2L, 3L, 4L, 5L, 6L);
+
+        storage.prune(6, 2, java.util.Set.of());
+        assertThat(storage.checkpointIds()).as("the savepoint is never pruned").containsExactly(2L, 5L, 6L);
+        assertThat(storage.load(2)).isEqualTo(savepoint);
+        assertThat(storage.load(6)).isEqualTo(metadata(6));
+    }
 }
