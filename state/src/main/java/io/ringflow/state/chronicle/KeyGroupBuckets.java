@@ -75,7 +75,7 @@ final class KeyGroupBuckets implements AutoCloseable
     /**
      * The {@code Long} keys and values of one state (both of the built-in codec), ordered by key group: the entries of
      * the range's {@code i}-th key group are at {@code [groupStarts[i], groupStarts[i + 1])}. Written straight by
-     * {@link KeyedSnapshotWriter#longEntry}, never encoded into a bucket.
+     * {@link KeyedSnapshotWriter#longEntries}, never encoded into a bucket.
      *
      * @param stateIndex  the state's index in the snapshot.
      * @param keys        the keys; the arrays may be longer than the run ({@link RunArrays}): only the first
@@ -354,12 +354,8 @@ final class KeyGroupBuckets implements AutoCloseable
             writer.startKeyGroup(range.start() + slot, count + inRuns);
             for (final LongRun run : runs)
             {
-                final long[] keys = run.keys();
-                final long[] values = run.values();
-                for (int i = run.groupStarts()[slot], end = run.groupStarts()[slot + 1]; i < end; i++)
-                {
-                    writer.longEntry(run.stateIndex(), keys[i], values[i]);
-                }
+                writer.longEntries(run.stateIndex(), run.keys(), run.values(), run.groupStarts()[slot],
+                    run.groupStarts()[slot + 1]);
             }
             for (int r = 0; r < spilledCounts.length; r++)
             {

@@ -14,16 +14,19 @@ package io.ringflow.state.chronicle;
  * <p>Bound: at most {@link #MAX_LONG_ARRAYS} arrays of {@code long}s and one of {@code char}s are kept per thread,
  * the largest given back. A new array has an eighth more room than asked for, so a growing state reuses its arrays
  * for a while, and a take that finds none large enough drops the kept ones that are too small. A thread therefore
- * keeps about two arrays per counter state of its largest snapshot, at most an eighth larger than that state (about
- * 9 MB each and one of 2 MB for a million counters), for as long as it lives: a task thread or a flusher, the
- * attempt's life.
+ * keeps about two arrays per counter state of its largest snapshot plus the gathering pair, at most an eighth larger
+ * than that state (about 9 MB each, four for one counter state of a million, and one of 2 MB), for as long as it
+ * lives: a task thread or a flusher, the attempt's life.
  *
  * <p>Thread contract: every method acts on the calling thread's pool only.
  */
 final class RunArrays
 {
-    /** Two runs' keys and values: a snapshot of two counter states reuses all of its arrays. */
-    static final int MAX_LONG_ARRAYS = 4;
+    /**
+     * Two runs' keys and values, and the pair their entries are gathered in before being ordered (given back once
+     * ordered, so the two runs share it): a snapshot of two counter states reuses all of its arrays.
+     */
+    static final int MAX_LONG_ARRAYS = 6;
 
     private static final ThreadLocal<RunArrays> POOLS = ThreadLocal.withInitial(RunArrays::new);
 

@@ -267,6 +267,66 @@ public final class KeyedSnapshotWriter
         position = at + LONG_ENTRY_BYTES;
     }
 
+    /**
+     * Writes {@code keys[from, to)} with their {@code values} as entries of the current key group, each exactly as
+     * {@link #longEntry} writes it: the entries of a key group's sorted run in one call, checked once, written a
+     * chunk's worth at a time.
+     *
+     * @param stateIndex which state, an index into the header's list.
+     * @param keys       the keys.
+     * @param values     their values, at the same indexes.
+     * @param from       the first index written.
+     * @param to         one past the last.
+     * @throws IOException              when writing fails.
+     * @throws IllegalStateException    when the key group announced fewer entries (nothing is written then).
+     */
+    public void longEntries(final int stateIndex, final long[] keys, final long[] values, final int from,
+        final int to) throws IOException
+    {
+        final int count = to - from;
+        if (count <= 0)
+        {
+            return;
+        }
+        if (count > remainingInGroup)
+        {
+            throw new IllegalStateException("more entries than announced for key group " + lastGroup);
+        }
+        if (stateIndex < 0 || stateIndex >= statesCount)
+        {
+            throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
+        }
+        remainingInGroup -= count;
+        final byte[] bytes = chunkBytes;
+        int i = from;
+        while (i < to)
+        {
+            if (chunkSize - position < LONG_ENTRY_BYTES)
+            {
+                flushChunk();
+            }
+            final int end = i + Math.min(to - i, (chunkSize - position) / LONG_ENTRY_BYTES);
+            int at = position;
+            for (; i < end; i++)
+            {
+                BIG_ENDIAN_INT.set(bytes, at, stateIndex);
+                BIG_ENDIAN_INT.set(bytes, at + 4, Long.BYTES);
+                // the built-in codec's bytes: little-endian
+                LITTLE_ENDIAN_LONG.set(bytes, at + 8, keys[i]);
+                BIG_ENDIAN_INT.set(bytes, at + 16, -1);
+                BIG_ENDIAN_INT.set(bytes, at + 20, Long.BYTES);
+                LITTLE_ENDIAN_LONG.set(bytes, at + 24, values[i]);
+                at += LONG_ENTRY_BYTES;
+            }
+            position = at;
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle BIG_ENDIAN_INT =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.BIG_ENDIAN);
+    private static final java.lang.invoke.VarHandle LITTLE_ENDIAN_LONG =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
     /** Counts one more entry of the current key group, of state {@code stateIndex}, refusing one too many. */
     private void countEntry(final int stateIndex)
     {

@@ -275,6 +275,80 @@ class KeyedSnapshotFormatTest
         writer.finish();
     }
 
+    /**
+     * A sorted run's entries written a key group at a time ({@link KeyedSnapshotWriter#longEntries}) are the same
+     * bytes as one entry at a time, across chunk boundaries (runs of up to 5,000 entries of 32 bytes, chunks of 4 to
+     * 64 KiB), and a group announced too small is refused before anything is written.
+     */
+    @Test
+    void longEntriesWritesTheBytesOfOneLongEntryAtATime() throws IOException
+    {
+        final java.util.Random random = new java.util.Random(11);
+        for (int round = 0; round < 20; round++)
+        {
+            final int size = random.nextInt(5_000);
+            final long[] keys = new long[size + 3];
+            final long[] values = new long[size + 3];
+            final int[] groupStarts = new int[129];
+            for (int i = 0; i < keys.length; i++)
+            {
+                keys[i] = random.nextLong();
+                values[i] = random.nextLong();
+            }
+            for (int i = 0; i < size; i++)
+            {
+                groupStarts[1 + random.nextInt(128)]++;
+            }
+            for (int g = 1; g < groupStarts.length; g++)
+            {
+                groupStarts[g] += groupStarts[g - 1];
+            }
+            final long expectedBytes = random.nextInt(100_000);
+            final ByteArrayOutputStream oneByOne = new ByteArrayOutputStream();
+            final ByteArrayOutputStream inRuns = new ByteArrayOutputStream();
+            final KeyedSnapshotWriter single = new KeyedSnapshotWriter(oneByOne, 128, ALL, List.of(COUNTS), false,
+                expectedBytes);
+            final KeyedSnapshotWriter bulk = new KeyedSnapshotWriter(inRuns, 128, ALL, List.of(COUNTS), false,
+                expectedBytes);
+            for (int group = 0; group < 128; group++)
+            {
+                final int from = groupStarts[group];
+                final int to = groupStarts[group + 1];
+                if (from == to)
+                {
+                    continue;
+                }
+                single.startKeyGroup(group, to - from);
+                bulk.startKeyGroup(group, to - from);
+                for (int i = from; i < to; i++)
+                {
+                    single.longEntry(0, keys[i], values[i]);
+                }
+                bulk.longEntries(0, keys, values, from, to);
+            }
+            single.finish();
+            bulk.finish();
+            assertThat(inRuns.toByteArray()).as("seed 11, round %d, %d entries", round, size)
+                .isEqualTo(oneByOne.toByteArray());
+        }
+
+        // refused whole: the writer goes on as if the call had not been made
+        final ByteArrayOutputStream refused = new ByteArrayOutputStream();
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(refused, 128, ALL, List.of(COUNTS));
+        writer.startKeyGroup(3, 2);
+        assertThatThrownBy(() -> writer.longEntries(0, new long[] {1, 2, 3}, new long[3], 0, 3))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("more entries than announced");
+        writer.longEntries(0, new long[] {7, 8}, new long[] {70, 80}, 0, 2);
+        writer.finish();
+        final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        final KeyedSnapshotWriter plain = new KeyedSnapshotWriter(expected, 128, ALL, List.of(COUNTS));
+        plain.startKeyGroup(3, 2);
+        plain.longEntry(0, 7, 70);
+        plain.longEntry(0, 8, 80);
+        plain.finish();
+        assertThat(refused.toByteArray()).isEqualTo(expected.toByteArray());
+    }
+
     @Test
     void aFinishedWriterRefusesToWriteMore() throws IOException
     {
