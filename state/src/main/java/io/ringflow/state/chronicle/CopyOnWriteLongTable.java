@@ -23,9 +23,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * each slot a removal shifts), {@link #beforeWrite} checks that number; the first change of a chunk after a barrier
  * copies the chunk (entries and stamps) once and hands the copy to every pending view of the same arrays that has not
  * read the chunk and has no copy of it yet, then stores the copy reference (volatile) and a store-store fence before
- * the change. A view's reader ({@link View#forEachChunk}, and {@link View#materialize} built on it), chunk by chunk: copies the live chunk, a load-load fence,
- * then reads the view's copy reference (volatile); if there is one, it takes the copy instead; then it advances its
- * {@code cursor} (volatile) past the chunk.
+ * the change. A view's reader ({@link View#forEachChunk}, and {@link View#materialize} built on it), chunk by chunk:
+ * reads the view's copy reference (volatile) and, if there is one, reads the copy in place; otherwise copies the live
+ * chunk, a load-load fence, then reads the copy reference again and, if one appeared, takes the copy instead; then it
+ * advances its {@code cursor} (volatile) past the chunk, and passes the chunk on.
  *
  * <p><b>Why a view sees exactly the table at its barrier.</b> Per chunk {@code c} and view {@code V}:
  * <ol>
@@ -37,6 +38,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *   that earlier change would have been the first), and its reference was published before any change of the chunk
  *   (store-store fence). A reader that saw any change in the live chunk therefore sees the reference after its
  *   load-load fence, and takes the copy; a reader that saw no change copied the barrier's chunk either way.</li>
+ *   <li>A copy the reader finds before copying the live chunk is the barrier's by rule 2 (it was made before the
+ *   chunk's first change after the barrier), and nothing writes it while the reader reads it: the task fills an array
+ *   before publishing it as a copy, and takes a recycled one only after a reader offered it, which a reader does once
+ *   it has read it (below).</li>
  *   <li>Several pending views share one copy: a view without a copy whose cursor is not past {@code c} at the first
  *   change after a later barrier saw no change of {@code c} since its own barrier (rule 2), so the chunk then equals
  *   its barrier's chunk too.</li>
@@ -611,11 +616,12 @@ final class CopyOnWriteLongTable
     interface ChunkConsumer
     {
         /**
-         * Must not keep a reference to the arrays after it returns: they hold the next chunk then, and later another
-         * view's.
+         * Reads only; must not keep a reference to the arrays after it returns: they hold the next chunk then, or go
+         * back to the table for a later copy, and later another view's.
          *
-         * @param entries key at {@code 2i}, value at {@code 2i + 1}; a value of {@link #MISSING} marks slot {@code i}
-         *                empty.
+         * @param entries key at {@code 2i}, value at {@code 2i + 1}, for {@code i < slots}; a value of
+         *                {@link #MISSING} marks slot {@code i} empty. It may be longer (the task's copy of the chunk,
+         *                its stamps after the entries): read nothing past {@code 2 * slots}.
          * @param stamps  stamp of slot {@code i} ({@link #MISSING} when none), or null when the table had none.
          * @param slots   the chunk's slots.
          */
@@ -715,9 +721,10 @@ final class CopyOnWriteLongTable
         }
 
         /**
-         * Reads the table as of the barrier chunk by chunk through one chunk-sized buffer (the reading protocol of the
-         * class documentation: copy the live chunk, a load-load fence, take the task's copy of it if there is one,
-         * then pass the chunk), then marks the view done. Once, on the reader; {@link #materialize} is built on it.
+         * Reads the table as of the barrier chunk by chunk (the reading protocol of the class documentation: the
+         * task's copy of a chunk if it made one, read in place; else copy the live chunk into one chunk-sized buffer,
+         * a load-load fence, and take the task's copy if one appeared meanwhile; then pass the chunk), then marks the
+         * view done. Once, on the reader; {@link #materialize} is built on it.
          *
          * @param consumer receives each chunk's slots as of the barrier; the arrays are reused for the next chunk. It
          *                 should be quick: until the reader has passed a chunk, the task copies it at its first change.
@@ -736,34 +743,39 @@ final class CopyOnWriteLongTable
             {
                 for (int chunk = 0; chunk < chunks; chunk++)
                 {
-                    final int from = chunk * chunkSlots;
-                    System.arraycopy(entries, 2 * from, chunkEntries, 0, 2 * chunkSlots);
-                    if (stamps != null)
+                    // a copy the task made holds the chunk as of the barrier and never changes while this view may
+                    // read it: read in place, no copy of the live chunk (at a million uniform keys the task has
+                    // copied most chunks before the reader gets to them)
+                    Copies copies = this.copies;
+                    long[] copy = copies == null ? null : copies.arrays.get(chunk);
+                    if (copy == null)
                     {
-                        System.arraycopy(stamps, from, chunkStamps, 0, chunkSlots);
-                    }
-                    // a change seen above implies its copy's reference is seen below
-                    VarHandle.loadLoadFence();
-                    final Copies copies = this.copies;
-                    final long[] copy = copies == null ? null : copies.arrays.get(chunk);
-                    if (copy != null)
-                    {
-                        System.arraycopy(copy, 0, chunkEntries, 0, 2 * chunkSlots);
+                        final int from = chunk * chunkSlots;
+                        System.arraycopy(entries, 2 * from, chunkEntries, 0, 2 * chunkSlots);
                         if (stamps != null)
                         {
-                            // stamps were copied with the chunk, since this view's arrays had them at the barrier
-                            System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
+                            System.arraycopy(stamps, from, chunkStamps, 0, chunkSlots);
                         }
-                        if (copies.alone[chunk])
-                        {
-                            // read, and no other view has it: the task may copy its next chunk into it (a full
-                            // pool leaves it to the collector)
-                            recycled.offer(copy);
-                        }
+                        // a change seen above implies its copy's reference is seen below
+                        VarHandle.loadLoadFence();
+                        copies = this.copies;
+                        copy = copies == null ? null : copies.arrays.get(chunk);
                     }
-                    // the buffers hold the chunk as of the barrier: the task may change it from now on
+                    if (copy != null && stamps != null)
+                    {
+                        // stamps were copied with the chunk, since this view's arrays had them at the barrier
+                        System.arraycopy(copy, 2 * chunkSlots, chunkStamps, 0, chunkSlots);
+                    }
+                    // the chunk as of the barrier is in hand (the task's copy or the buffer): the task may change
+                    // the live chunk from now on
                     cursor = chunk + 1;
-                    consumer.accept(chunkEntries, chunkStamps, chunkSlots);
+                    consumer.accept(copy != null ? copy : chunkEntries, chunkStamps, chunkSlots);
+                    if (copy != null && copies.alone[chunk])
+                    {
+                        // read, and no other view has it: the task may copy a later chunk into it (a full pool
+                        // leaves it to the collector)
+                        recycled.offer(copy);
+                    }
                 }
             }
             finally
