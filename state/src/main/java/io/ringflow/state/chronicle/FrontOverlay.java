@@ -208,7 +208,8 @@ final class FrontOverlay
             return null;
         }
         final int start = range.start();
-        final int[] groupStarts = new int[range.size() + 1];
+        // the run's, until it is written (KeyGroupBuckets.writeTo gives it back with the run's arrays)
+        final int[] groupStarts = RunArrays.takeZeroedInts(range.size() + 1);
         // the view's keys at the barrier bound what is emitted (all of them for a full snapshot): one pass over the
         // view, chunk by chunk, gathers them in slot order with each key's group (a hash, computed once and kept as
         // its offset in the range: at most 2^15 key groups), counting them per group (the task copies a chunk it
@@ -274,13 +275,15 @@ final class FrontOverlay
     static void scatterByKeyGroup(final long[] keys, final long[] values, final char[] groups, final int size,
         final int[] groupStarts, final long[] sortedKeys, final long[] sortedValues)
     {
-        final int[] next = java.util.Arrays.copyOf(groupStarts, groupStarts.length - 1);
+        final int[] next = RunArrays.takeZeroedInts(groupStarts.length - 1);
+        System.arraycopy(groupStarts, 0, next, 0, next.length);
         for (int i = 0; i < size; i++)
         {
             final int to = next[groups[i]]++;
             sortedKeys[to] = keys[i];
             sortedValues[to] = values[i];
         }
+        RunArrays.giveInts(next);
     }
 
     /**

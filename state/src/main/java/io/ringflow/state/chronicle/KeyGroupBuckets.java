@@ -50,13 +50,17 @@ final class KeyGroupBuckets implements AutoCloseable
 
     private final KeyGroupRange range;
     /** Growable buffers, one per key group of the range, created with its first entry. */
-    private final CodecBuffer[] buckets;
-    private final int[] counts;
-    private final int[] limits;
+    /** The next three are taken from this thread's spares and given back by {@link #writeTo}, then null. */
+    private CodecBuffer[] buckets;
+    private int[] counts;
+    private int[] limits;
     /** A bucket's first capacity: its share of the expected entries, so that most never grow. */
     private final int initialBucketBytes;
     /** Runs of {@code Long} entries already sorted by key group, written before each key group's bucket. */
-    private LongRun[] runs = new LongRun[0];
+    private LongRun[] runs = NO_RUNS;
+    private static final LongRun[] NO_RUNS = new LongRun[0];
+    /** Per thread, the bucket array of the last writeTo on it, all references cleared, for the next of its length. */
+    private static final ThreadLocal<CodecBuffer[]> SPARE_BUCKETS = new ThreadLocal<>();
     private final long spillAfterBytes;
     /** Where the spill file is created: the state's directory, or the JVM's temporary directory. */
     private final Path spillDirectory;
@@ -132,9 +136,21 @@ final class KeyGroupBuckets implements AutoCloseable
         // an entry of a Long key and a Long value takes 32 bytes here; a quarter more for uneven key groups
         this.initialBucketBytes = (int)Math.max(64, Math.min(64 * 1024, expectedEntries * 40 / range.size() + 64));
         this.range = range;
-        this.buckets = new CodecBuffer[range.size()];
-        this.counts = new int[range.size()];
-        this.limits = new int[range.size()];
+        this.buckets = takeBuckets(range.size());
+        // this thread's from an earlier snapshot when the range is the same; writeTo gives them back
+        this.counts = RunArrays.takeZeroedInts(range.size());
+        this.limits = RunArrays.takeZeroedInts(range.size());
+    }
+
+    private static CodecBuffer[] takeBuckets(final int length)
+    {
+        final CodecBuffer[] spare = SPARE_BUCKETS.get();
+        if (spare != null && spare.length == length)
+        {
+            SPARE_BUCKETS.set(null);
+            return spare;
+        }
+        return new CodecBuffer[length];
     }
 
     /**
@@ -371,13 +387,23 @@ final class KeyGroupBuckets implements AutoCloseable
             }
             buckets[slot] = null;
         }
-        // every run is written: its arrays go back to this thread's pool for the next snapshot (RunArrays)
+        // every run is written: its arrays go back to this thread's pool for the next snapshot (RunArrays), and so
+        // do the buckets' own (every bucket reference was cleared above; nothing reads counts or limits any more)
         for (final LongRun run : runs)
         {
             RunArrays.giveLongs(run.keys());
             RunArrays.giveLongs(run.values());
+            RunArrays.giveInts(run.groupStarts());
         }
-        runs = new LongRun[0];
+        runs = NO_RUNS;
+        Arrays.fill(buckets, null);
+        SPARE_BUCKETS.set(buckets);
+        RunArrays.giveInts(counts);
+        RunArrays.giveInts(limits);
+        // written: a later use fails here rather than reach arrays another snapshot on this thread now has
+        buckets = null;
+        counts = null;
+        limits = null;
         close();
     }
 

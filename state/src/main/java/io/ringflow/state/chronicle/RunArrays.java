@@ -28,10 +28,18 @@ final class RunArrays
      */
     static final int MAX_LONG_ARRAYS = 6;
 
+    /** A snapshot of two counter states holds two runs' group starts, the buckets' two arrays and one cursor array. */
+    static final int MAX_INT_ARRAYS = 6;
+
     private static final ThreadLocal<RunArrays> POOLS = ThreadLocal.withInitial(RunArrays::new);
 
     private final long[][] longs = new long[MAX_LONG_ARRAYS][];
     private char[] chars;
+    /**
+     * Small arrays of ints of one length each, for a snapshot's per-key-group arrays (a run's group starts, the
+     * scatter's cursors, the buckets' counts and limits): a store's range is the same from snapshot to snapshot.
+     */
+    private final int[][] ints = new int[MAX_INT_ARRAYS][];
 
     private RunArrays()
     {
@@ -95,6 +103,54 @@ final class RunArrays
         if (array.length > longs[smallest].length)
         {
             longs[smallest] = array;
+        }
+    }
+
+    /**
+     * @param length the exact length needed.
+     * @return a kept array of ints of exactly {@code length}, taken out of the pool, or a new one; zeroed either way.
+     */
+    static int[] takeZeroedInts(final int length)
+    {
+        final int[][] ints = POOLS.get().ints;
+        for (int i = 0; i < ints.length; i++)
+        {
+            final int[] kept = ints[i];
+            if (kept != null && kept.length == length)
+            {
+                ints[i] = null;
+                java.util.Arrays.fill(kept, 0);
+                return kept;
+            }
+        }
+        return new int[length];
+    }
+
+    /**
+     * Gives an array of ints back once nothing refers to it any more: kept in a free place, else in place of one of
+     * another length (the store's range changed), else dropped.
+     *
+     * @param array an array taken with {@link #takeZeroedInts} (or any the caller owns and no longer uses).
+     */
+    static void giveInts(final int[] array)
+    {
+        final int[][] ints = POOLS.get().ints;
+        int other = -1;
+        for (int i = 0; i < ints.length; i++)
+        {
+            if (ints[i] == null)
+            {
+                ints[i] = array;
+                return;
+            }
+            if (ints[i].length != array.length)
+            {
+                other = i;
+            }
+        }
+        if (other >= 0)
+        {
+            ints[other] = array;
         }
     }
 

@@ -128,4 +128,50 @@ class RunArraysTest
             assertThat(RunArrays.takeChars(10)).isNotSameAs(chars);
         });
     }
+
+    /**
+     * The per-key-group arrays of a snapshot: only an array of exactly the length asked for is handed out, zeroed
+     * whatever it held, at most once until given back; the pool is bounded and a full one gives up an array of
+     * another length (a store whose range changed) for a newer one.
+     */
+    @Test
+    void intsAreHandedOutZeroedOnlyAtTheirExactLengthAndOnceUntilGivenBack() throws Exception
+    {
+        onFreshThread(() ->
+        {
+            final int[] groupStarts = RunArrays.takeZeroedInts(129);
+            final int[] counts = RunArrays.takeZeroedInts(128);
+            java.util.Arrays.fill(groupStarts, 7);
+            java.util.Arrays.fill(counts, 9);
+            RunArrays.giveInts(groupStarts);
+            RunArrays.giveInts(counts);
+
+            final int[] again = RunArrays.takeZeroedInts(129);
+            assertThat(again).isSameAs(groupStarts).containsOnly(0);
+            assertThat(RunArrays.takeZeroedInts(129)).as("handed out once").isNotSameAs(groupStarts);
+            assertThat(RunArrays.takeZeroedInts(64)).as("no other length").isNotSameAs(counts).hasSize(64);
+            assertThat(RunArrays.takeZeroedInts(128)).isSameAs(counts).containsOnly(0);
+
+            final Set<int[]> given = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (int i = 0; i < RunArrays.MAX_INT_ARRAYS; i++)
+            {
+                final int[] kept = new int[32];
+                given.add(kept);
+                RunArrays.giveInts(kept);
+            }
+            // full of length 32: another length replaces one of them
+            final int[] other = new int[16];
+            RunArrays.giveInts(other);
+            assertThat(RunArrays.takeZeroedInts(16)).isSameAs(other);
+            int found = 0;
+            for (int i = 0; i < RunArrays.MAX_INT_ARRAYS; i++)
+            {
+                if (given.contains(RunArrays.takeZeroedInts(32)))
+                {
+                    found++;
+                }
+            }
+            assertThat(found).as("one of the six gave way to the array of 16").isEqualTo(RunArrays.MAX_INT_ARRAYS - 1);
+        });
+    }
 }
