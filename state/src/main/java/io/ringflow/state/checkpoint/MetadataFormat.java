@@ -64,10 +64,16 @@ public final class MetadataFormat
      */
     public static byte[] encode(final CheckpointMetadata metadata)
     {
+        final Encoder encoder = ENCODER.get();
         try
         {
-            final ByteArrayOutputStream body = new ByteArrayOutputStream();
-            final DataOutputStream out = new DataOutputStream(body);
+            final Encoder.Bytes body = encoder.bytes;
+            body.reset();
+            final DataOutputStream out = encoder.out;
+            out.writeInt(MAGIC);
+            out.writeInt(VERSION);
+            // the body's length, filled in below
+            out.writeInt(0);
             out.writeLong(metadata.checkpointId());
             out.writeLong(metadata.triggerMillis());
             out.writeBoolean(metadata.savepoint());
@@ -108,17 +114,63 @@ public final class MetadataFormat
                 }
             }
             out.flush();
-            final byte[] bodyBytes = body.toByteArray();
-            final ByteBuffer file = ByteBuffer.allocate(12 + bodyBytes.length + 4);
-            file.putInt(MAGIC).putInt(VERSION).putInt(bodyBytes.length).put(bodyBytes);
-            final CRC32C crc = new CRC32C();
-            crc.update(file.array(), 0, file.position());
-            file.putInt((int)crc.getValue());
-            return file.array();
+            final int headerAndBody = body.size();
+            final byte[] file = java.util.Arrays.copyOf(body.array(), headerAndBody + 4);
+            final ByteBuffer framing = ByteBuffer.wrap(file);
+            framing.putInt(8, headerAndBody - 12);
+            final CRC32C crc = encoder.crc;
+            crc.reset();
+            crc.update(file, 0, headerAndBody);
+            framing.putInt(headerAndBody, (int)crc.getValue());
+            return file;
         }
         catch (final IOException impossible)
         {
             throw new IllegalStateException("writing to memory failed", impossible);
+        }
+        finally
+        {
+            encoder.trim();
+        }
+    }
+
+    /**
+     * Per thread, what {@link #encode} writes through, reused from one checkpoint's metadata to the next (the commit's
+     * thread encodes every checkpoint): only the file's own array is new each time. Not reentrant; encode calls no
+     * code of the caller's while it holds it.
+     */
+    private static final ThreadLocal<Encoder> ENCODER = ThreadLocal.withInitial(Encoder::new);
+
+    private static final class Encoder
+    {
+        /** A buffer above this after an encode is dropped: a thread keeps no more for the job's life. */
+        private static final int KEPT_BYTES = 64 * 1024;
+
+        /** A {@link ByteArrayOutputStream} whose array the encoder reads in place. */
+        private static final class Bytes extends ByteArrayOutputStream
+        {
+            Bytes()
+            {
+                super(1024);
+            }
+
+            byte[] array()
+            {
+                return buf;
+            }
+        }
+
+        private Bytes bytes = new Bytes();
+        private DataOutputStream out = new DataOutputStream(bytes);
+        private final CRC32C crc = new CRC32C();
+
+        void trim()
+        {
+            if (bytes.array().length > KEPT_BYTES)
+            {
+                bytes = new Bytes();
+                out = new DataOutputStream(bytes);
+            }
         }
     }
 

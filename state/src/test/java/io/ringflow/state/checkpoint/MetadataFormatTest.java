@@ -149,6 +149,48 @@ class MetadataFormatTest
             .hasMessageContaining("65537 increments");
     }
 
+    /**
+     * The encoder's buffer is reused on a thread: a large file (past what the thread keeps), an encode abandoned
+     * half way (a chain too long) and small files in turn must each come out exactly as a fresh encoder writes them,
+     * framed by the documented header and checksum.
+     */
+    @Test
+    void encodingsInTurnOnOneThreadEachComeOutWholeAndFramed()
+    {
+        final List<StateHandle> many = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++)
+        {
+            many.add(StateHandle.shared("counter-0.delta-" + i + "-with-a-long-random-suffix", i, i));
+        }
+        final CheckpointMetadata large = new CheckpointMetadata(8, 1, false, Map.of("numbers", List.of(1L)),
+            Map.of("counter", new OperatorState(1, 128, List.of(new SubtaskState(BASE, many, OPERATOR, CHANNELS)))));
+        final List<StateHandle> tooMany = new ArrayList<>();
+        for (int i = 0; i <= 1 << 16; i++)
+        {
+            tooMany.add(StateHandle.shared("d-" + i, 1, i));
+        }
+        final CheckpointMetadata tooLong = new CheckpointMetadata(9, 0, false, Map.of(), Map.of("counter",
+            new OperatorState(1, 1, List.of(new SubtaskState(BASE, tooMany, null, null)))));
+        final CheckpointMetadata small = chained();
+
+        final byte[] first = MetadataFormat.encode(small);
+        final byte[] big = MetadataFormat.encode(large);
+        assertThat(big.length).isGreaterThan(64 * 1024);
+        assertThat(MetadataFormat.decode(big, "large")).isEqualTo(large);
+        assertThatThrownBy(() -> MetadataFormat.encode(tooLong)).isInstanceOf(IllegalArgumentException.class);
+        final byte[] again = MetadataFormat.encode(small);
+        assertThat(again).isEqualTo(first).isNotSameAs(first);
+        assertThat(MetadataFormat.decode(again, "small")).isEqualTo(small);
+
+        final ByteBuffer framing = ByteBuffer.wrap(again);
+        assertThat(framing.getInt(0)).isEqualTo(MetadataFormat.MAGIC);
+        assertThat(framing.getInt(4)).isEqualTo(MetadataFormat.VERSION);
+        assertThat(framing.getInt(8)).isEqualTo(again.length - 16);
+        final CRC32C crc = new CRC32C();
+        crc.update(again, 0, again.length - 4);
+        assertThat(framing.getInt(again.length - 4)).isEqualTo((int)crc.getValue());
+    }
+
     @Test
     void incrementsWithoutAKeyedBaseAreReportedNamingTheFile() throws IOException
     {
