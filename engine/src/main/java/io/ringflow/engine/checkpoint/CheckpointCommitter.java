@@ -56,18 +56,32 @@ final class CheckpointCommitter
      */
     void run(final Runnable commit)
     {
+        where(commit, false);
+    }
+
+    /**
+     * Runs {@code work} here for in-memory storage, else on the I/O thread, after what was handed over before it.
+     *
+     * @param work             the storage work.
+     * @param hereWhenStopping once the I/O thread takes no more work: true to run it here, false to drop it.
+     */
+    private void where(final Runnable work, final boolean hereWhenStopping)
+    {
         if (!storage.isDurable())
         {
-            commit.run();
+            work.run();
             return;
         }
         try
         {
-            io.execute(commit);
+            io.execute(work);
         }
-        catch (final RejectedExecutionException stopped)
+        catch (final RejectedExecutionException stopping)
         {
-            // the job stopped while the checkpoint completed: it is not committed
+            if (hereWhenStopping)
+            {
+                work.run();
+            }
         }
     }
 
@@ -94,20 +108,7 @@ final class CheckpointCommitter
      */
     void prune(final long newest, final Supplier<Set<Long>> pinned)
     {
-        final Runnable prune = () -> storage.prune(newest, retained, pinned.get());
-        if (!storage.isDurable())
-        {
-            prune.run();
-            return;
-        }
-        try
-        {
-            io.execute(prune);
-        }
-        catch (final RejectedExecutionException stopping)
-        {
-            prune.run();
-        }
+        where(() -> storage.prune(newest, retained, pinned.get()), true);
     }
 
     /** Deletes what an aborted checkpoint wrote, on the I/O thread (after any commit handed over before). */
