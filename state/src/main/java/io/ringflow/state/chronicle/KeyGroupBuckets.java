@@ -41,6 +41,9 @@ import java.util.Arrays;
 final class KeyGroupBuckets implements AutoCloseable
 {
     private static final int MAX_BUCKET = Integer.MAX_VALUE - 64;
+    private static final LongRun[] NO_RUNS = new LongRun[0];
+    /** Per thread, the bucket array of the last writeTo on it, all references cleared, for the next of its length. */
+    private static final ThreadLocal<CodecBuffer[]> SPARE_BUCKETS = new ThreadLocal<>();
     /**
      * The default {@code spillAfterBytes}: a sixteenth of the maximum heap, between 1 MiB and 256 MiB, so that a
      * snapshot larger than the heap is flushed through a spill file.
@@ -49,8 +52,10 @@ final class KeyGroupBuckets implements AutoCloseable
         Runtime.getRuntime().maxMemory() / 16));
 
     private final KeyGroupRange range;
-    /** Growable buffers, one per key group of the range, created with its first entry. */
-    /** The next three are taken from this thread's spares and given back by {@link #writeTo}, then null. */
+    /**
+     * Growable buffers, one per key group of the range, created with its first entry. This array and the next two are
+     * taken from this thread's spares and given back by {@link #writeTo}, then null.
+     */
     private CodecBuffer[] buckets;
     private int[] counts;
     private int[] limits;
@@ -58,9 +63,6 @@ final class KeyGroupBuckets implements AutoCloseable
     private final int initialBucketBytes;
     /** Runs of {@code Long} entries already sorted by key group, written before each key group's bucket. */
     private LongRun[] runs = NO_RUNS;
-    private static final LongRun[] NO_RUNS = new LongRun[0];
-    /** Per thread, the bucket array of the last writeTo on it, all references cleared, for the next of its length. */
-    private static final ThreadLocal<CodecBuffer[]> SPARE_BUCKETS = new ThreadLocal<>();
     private final long spillAfterBytes;
     /** Where the spill file is created: the state's directory, or the JVM's temporary directory. */
     private final Path spillDirectory;

@@ -254,17 +254,10 @@ public final class KeyedSnapshotWriter
      */
     public void longEntry(final int stateIndex, final long key, final long value) throws IOException
     {
-        countEntry(stateIndex);
+        countEntries(stateIndex, 1);
         ensure(LONG_ENTRY_BYTES);
-        final ByteBuffer chunk = this.chunk;
-        int at = position;
-        chunk.putInt(at, stateIndex);
-        chunk.putInt(at + 4, Long.BYTES);
-        chunk.putLong(at + 8, Long.reverseBytes(key));
-        chunk.putInt(at + 16, -1);
-        chunk.putInt(at + 20, Long.BYTES);
-        chunk.putLong(at + 24, Long.reverseBytes(value));
-        position = at + LONG_ENTRY_BYTES;
+        putLongEntry(chunkBytes, position, stateIndex, key, value);
+        position += LONG_ENTRY_BYTES;
     }
 
     /**
@@ -283,20 +276,11 @@ public final class KeyedSnapshotWriter
     public void longEntries(final int stateIndex, final long[] keys, final long[] values, final int from,
         final int to) throws IOException
     {
-        final int count = to - from;
-        if (count <= 0)
+        if (to <= from)
         {
             return;
         }
-        if (count > remainingInGroup)
-        {
-            throw new IllegalStateException("more entries than announced for key group " + lastGroup);
-        }
-        if (stateIndex < 0 || stateIndex >= statesCount)
-        {
-            throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
-        }
-        remainingInGroup -= count;
+        countEntries(stateIndex, to - from);
         final byte[] bytes = chunkBytes;
         int i = from;
         while (i < to)
@@ -309,17 +293,24 @@ public final class KeyedSnapshotWriter
             int at = position;
             for (; i < end; i++)
             {
-                BIG_ENDIAN_INT.set(bytes, at, stateIndex);
-                BIG_ENDIAN_INT.set(bytes, at + 4, Long.BYTES);
-                // the built-in codec's bytes: little-endian
-                LITTLE_ENDIAN_LONG.set(bytes, at + 8, keys[i]);
-                BIG_ENDIAN_INT.set(bytes, at + 16, -1);
-                BIG_ENDIAN_INT.set(bytes, at + 20, Long.BYTES);
-                LITTLE_ENDIAN_LONG.set(bytes, at + 24, values[i]);
+                putLongEntry(bytes, at, stateIndex, keys[i], values[i]);
                 at += LONG_ENTRY_BYTES;
             }
             position = at;
         }
+    }
+
+    /** Lays out one entry of a {@code Long} key and value: {@link #LONG_ENTRY_BYTES} bytes from {@code at}. */
+    private static void putLongEntry(final byte[] bytes, final int at, final int stateIndex, final long key,
+        final long value)
+    {
+        BIG_ENDIAN_INT.set(bytes, at, stateIndex);
+        BIG_ENDIAN_INT.set(bytes, at + 4, Long.BYTES);
+        // the built-in codec's bytes: little-endian
+        LITTLE_ENDIAN_LONG.set(bytes, at + 8, key);
+        BIG_ENDIAN_INT.set(bytes, at + 16, -1);
+        BIG_ENDIAN_INT.set(bytes, at + 20, Long.BYTES);
+        LITTLE_ENDIAN_LONG.set(bytes, at + 24, value);
     }
 
     private static final java.lang.invoke.VarHandle BIG_ENDIAN_INT =
@@ -330,7 +321,16 @@ public final class KeyedSnapshotWriter
     /** Counts one more entry of the current key group, of state {@code stateIndex}, refusing one too many. */
     private void countEntry(final int stateIndex)
     {
-        if (remainingInGroup == 0)
+        countEntries(stateIndex, 1);
+    }
+
+    /**
+     * Counts {@code count} more entries of the current key group, of state {@code stateIndex}, refusing them all when
+     * the group announced fewer.
+     */
+    private void countEntries(final int stateIndex, final int count)
+    {
+        if (count > remainingInGroup)
         {
             throw new IllegalStateException("more entries than announced for key group " + lastGroup);
         }
@@ -338,7 +338,7 @@ public final class KeyedSnapshotWriter
         {
             throw new IllegalArgumentException("state index " + stateIndex + " of " + statesCount);
         }
-        remainingInGroup--;
+        remainingInGroup -= count;
     }
 
     /** The bytes {@link #longEntry} writes. */
