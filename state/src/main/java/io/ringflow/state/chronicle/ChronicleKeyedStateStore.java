@@ -3,7 +3,6 @@ package io.ringflow.state.chronicle;
 import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
-import io.ringflow.state.codec.LongCodec;
 import io.ringflow.state.keyed.AggregatingState;
 import io.ringflow.state.keyed.AggregatingStateDescriptor;
 import io.ringflow.state.keyed.KeyGroupRange;
@@ -27,7 +26,6 @@ import io.ringflow.state.snapshot.StateMeta;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -212,6 +210,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /** Change tracking and possible bases of deltas. */
     private final IncrementalBases bases = new IncrementalBases();
     private final SnapshotRestore restore;
+    private final LocalRevert revert;
     private boolean closed;
     /** The state that keeps a lookup of the current key open between a read and a write, or null. Task thread. */
     private ChronicleState holding;
@@ -270,6 +269,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         this.mapFactory = new StateMapFactory(config);
         this.restore = new SnapshotRestore(codecs, maxParallelism, keyGroups, config.maxEntrySize(), keys,
             this::restoredMap);
+        this.revert = new LocalRevert(this, maps, declared, keys, restore, maxParallelism);
     }
 
     @Override
@@ -737,12 +737,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /**
      * {@inheritDoc}
      *
-     * <p>The keys changed since the barrier are what a delta against it would hold: each map's change sets since, and
-     * the keys its value state's hot-key front stamped since (see {@link HotKeyFront}). Each is first removed through
-     * its declared state's {@code clear()} (front and map, by the paths every update takes), then its entries at the
-     * barrier are inserted from the snapshots into the map ({@link SnapshotRestore#insertOnly}); every other entry is
-     * left as it is, which is right because it did not change since the barrier. O(changed keys + entries in the
-     * snapshots read); the snapshots are scanned, not inserted.
+     * <p>Only the keys changed since the barrier are rewritten, the keys a delta against it would hold
+     * ({@link LocalRevert}); every other entry is left as it is. O(changed keys + entries in the snapshots read).
      */
     @Override
     public long revertTo(final long checkpointId, final List<KeyedSnapshotReader> snapshots)
@@ -755,136 +751,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 (bases.isBase(checkpointId) ? "a snapshot of it is still pending" :
                 "it did not take that snapshot while tracking changes, or forgot them since"));
         }
-        final Map<String, Set<PreservedKey>> changed = new LinkedHashMap<>();
-        final EncodedBytes encoded = new EncodedBytes(64);
-        for (final StateMap map : maps.values())
-        {
-            final Set<PreservedKey> keysOf = map.allChangesSince(checkpointId);
-            final ChronicleState state = declared.get(map.name());
-            if (state != null)
-            {
-                state.forEachFrontKeyChangedSince(checkpointId,
-                    key -> keysOf.add(PreservedKey.copyOf(keys.encodeKey(key, encoded, map.name()))));
-            }
-            if (!keysOf.isEmpty())
-            {
-                changed.put(map.name(), keysOf);
-            }
-        }
-        long reverted = 0;
-        for (final Set<PreservedKey> keysOf : changed.values())
-        {
-            reverted += keysOf.size();
-        }
-        // nothing written from here on is a change against anything (every change set is dropped at the end, as a
-        // restore does), so none is recorded
-        final List<StateMap> paused = new ArrayList<>();
-        for (final StateMap map : maps.values())
-        {
-            if (map.pauseChanges())
-            {
-                paused.add(map);
-            }
-        }
-        try
-        {
-            // 1. a key whose stored value is replaced whole by its checkpoint entry is overwritten in place; one that
-            // is in a hot-key front (which would shadow the map), or of a map state (whose entries are joined into
-            // its stored value) or an undeclared one, is removed first
-            final Map<String, Set<PreservedKey>> intoFront = new HashMap<>();
-            final Set<String> removeFound = new HashSet<>();
-            for (final Map.Entry<String, Set<PreservedKey>> entry : changed.entrySet())
-            {
-                final ChronicleState state = declared.get(entry.getKey());
-                final StateMap map = maps.get(entry.getKey());
-                final boolean whole = state != null && state.descriptor().kind() != StateKind.MAP;
-                final boolean front = state instanceof ChronicleValueState<?> value && value.front() != null;
-                if (whole)
-                {
-                    removeFound.add(entry.getKey());
-                }
-                if (whole && !front)
-                {
-                    continue;
-                }
-                final Set<PreservedKey> cleared = new HashSet<>();
-                for (final PreservedKey key : entry.getValue())
-                {
-                    copyInto(key, encoded);
-                    if (state == null)
-                    {
-                        // not declared since it was restored: no front and no state handle, so only its map holds it
-                        map.remove(encoded);
-                        continue;
-                    }
-                    final Object userKey = decodeKey(key, encoded);
-                    if (front && !((ChronicleValueState<?>)state).frontHolds(userKey))
-                    {
-                        continue;
-                    }
-                    setCurrentKey(userKey, key.keyGroup());
-                    state.clear();
-                    cleared.add(key);
-                }
-                if (front)
-                {
-                    intoFront.put(entry.getKey(), cleared);
-                }
-            }
-            setCurrentKey(null);
-            for (final ChronicleState state : declared.values())
-            {
-                state.forgetRememberedEntries();
-            }
-            // 2. every changed key's entries at the checkpoint; counters taken out of a front go back into it while it
-            // has room, as a restore's do, the rest into the maps. A key of a state in removeFound leaves its set once
-            // found, so what is left there is what the checkpoint did not hold
-            restore.insertOnly(snapshots, changed, maps::get, removeFound, name ->
-                declared.get(name) instanceof ChronicleValueState<?> value &&
-                keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE ? value : null,
-                intoFront::get);
-            // 3. keys the checkpoint did not hold, and that still have a value: removed
-            for (final String name : removeFound)
-            {
-                final ChronicleState state = declared.get(name);
-                for (final PreservedKey key : changed.get(name))
-                {
-                    copyInto(key, encoded);
-                    setCurrentKey(decodeKey(key, encoded), key.keyGroup());
-                    state.clear();
-                }
-            }
-            setCurrentKey(null);
-            for (final ChronicleState state : declared.values())
-            {
-                state.forgetRememberedEntries();
-            }
-        }
-        finally
-        {
-            for (final StateMap map : paused)
-            {
-                map.trackChanges();
-            }
-        }
+        final long reverted = revert.revert(checkpointId, snapshots);
         // the store holds exactly the checkpoint's snapshot again: the next delta may build on it
         bases.restoredFrom(maps.values(), checkpointId);
         rebinding.addAll(declared.keySet());
         return reverted;
-    }
-
-    private static void copyInto(final PreservedKey key, final EncodedBytes into)
-    {
-        into.ensureCapacity(key.length());
-        System.arraycopy(key.bytes(), 0, into.array(), 0, key.length());
-        into.length(key.length());
-    }
-
-    /** @return the user key of a stored key, copied into {@code encoded} first. */
-    private Object decodeKey(final PreservedKey key, final EncodedBytes encoded)
-    {
-        return keys.keyCodec().decode(encoded.buffer(), StoredKeyLayout.KEY_OFFSET,
-            key.length() - StoredKeyLayout.KEY_OFFSET);
     }
 
     /**

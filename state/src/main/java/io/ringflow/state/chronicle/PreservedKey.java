@@ -80,8 +80,14 @@ final class PreservedKey
     /** @return the hash of a key's first {@code length} bytes, as {@link #hashCode()} gives it. */
     static int hash(final byte[] bytes, final int length)
     {
+        return hash(bytes, 0, length);
+    }
+
+    /** @return the hash of the {@code length} bytes from {@code offset}, as {@link #hashCode()} gives it for them. */
+    static int hash(final byte[] bytes, final int offset, final int length)
+    {
         int h = 1;
-        for (int i = 0; i < length; i++)
+        for (int i = offset, end = offset + length; i < end; i++)
         {
             h = 31 * h + bytes[i];
         }

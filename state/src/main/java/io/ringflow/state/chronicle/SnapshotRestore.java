@@ -85,32 +85,35 @@ final class SnapshotRestore
      * out of a map). The caller removed every given pair first, from the maps and the hot-key fronts, so nothing is
      * shadowed and a map state's entries join a fresh stored value.
      *
-     * @param snapshots the full snapshots of the checkpoint being reverted to.
-     * @param only      per state name, the stored keys to insert; a state not named here is skipped whole.
-     * @param mapOf     a state's existing map by name; null when the store has none (its entries are skipped: they
-     *                  cannot be among the keys given).
+     * @param snapshots   the full snapshots of the checkpoint being reverted to.
+     * @param only        per state name, the stored keys to insert; a state not named here is skipped whole.
+     * @param mapOf       a state's existing map by name; null when the store has none (its entries are skipped:
+     *                    they cannot be among the keys given).
+     * @param removeFound states whose keys have one entry each: a key found is marked {@link RevertKeys#FOUND} and
+     *                    any later entry of it skipped.
+     * @param countersOf  the declared value state of a state of counters, whose front may take back the entries of
+     *                    keys marked {@link RevertKeys#FROM_FRONT} ({@link ChronicleValueState#revertIntoFront});
+     *                    null for none.
      * @return the entries inserted (a map state's entries counted one by one).
      */
     long insertOnly(final List<KeyedSnapshotReader> snapshots,
-        final Map<String, Set<PreservedKey>> only, final Function<String, StateMap> mapOf,
-        final Set<String> removeFound, final Function<String, ChronicleValueState<?>> countersOf,
-        final Function<String, Set<PreservedKey>> intoFrontOf)
+        final Map<String, RevertKeys> only, final Function<String, StateMap> mapOf,
+        final Set<String> removeFound, final Function<String, ChronicleValueState<?>> countersOf)
     {
         return insert(snapshots, 0, meta -> only.containsKey(meta.name()) ? mapOf.apply(meta.name()) : null,
-            new Filter(only, removeFound, countersOf, intoFrontOf));
+            new Filter(only, removeFound, countersOf));
     }
 
     /**
      * Local recovery's choice of entries.
      *
      * @param only        per state, the keys to insert.
-     * @param removeFound states whose keys leave their set of {@code only} once found (each key has one entry).
+     * @param removeFound states whose keys are marked found once read (each key has one entry).
      * @param countersOf  the declared value state of a state of counters, whose front may take its entries
      *                    ({@link ChronicleValueState#revertIntoFront}); null for none.
-     * @param intoFrontOf per state, the keys taken out of its front, which may go back there; null for none.
      */
-    private record Filter(Map<String, Set<PreservedKey>> only, Set<String> removeFound,
-        Function<String, ChronicleValueState<?>> countersOf, Function<String, Set<PreservedKey>> intoFrontOf)
+    private record Filter(Map<String, RevertKeys> only, Set<String> removeFound,
+        Function<String, ChronicleValueState<?>> countersOf)
     {
     }
 
@@ -118,9 +121,8 @@ final class SnapshotRestore
     private long insert(final List<KeyedSnapshotReader> snapshots, final int maxKeptLongs,
         final Function<StateMeta, StateMap> targetOf, final Filter filter)
     {
-        final Map<String, Set<PreservedKey>> only = filter == null ? null : filter.only();
+        final Map<String, RevertKeys> only = filter == null ? null : filter.only();
         final long[] inserted = new long[1];
-        final PreservedKey probe = new PreservedKey();
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
         for (final KeyedSnapshotReader snapshot : snapshots)
@@ -129,13 +131,10 @@ final class SnapshotRestore
             final List<StateMeta> metas = snapshot.states();
             final StateMap[] targets = new StateMap[metas.size()];
             final boolean[] counters = new boolean[metas.size()];
-            @SuppressWarnings("unchecked")
-            final Set<PreservedKey>[] wanted = new Set[metas.size()];
+            final RevertKeys[] wanted = new RevertKeys[metas.size()];
             // with a filter, a state not in it has no target and is skipped whole
             final boolean[] skipped = new boolean[metas.size()];
             final ChronicleValueState<?>[] fronts = new ChronicleValueState<?>[metas.size()];
-            @SuppressWarnings("unchecked")
-            final Set<PreservedKey>[] intoFront = new Set[metas.size()];
             final boolean[] removeFound = new boolean[metas.size()];
             for (int i = 0; i < counters.length; i++)
             {
@@ -148,7 +147,6 @@ final class SnapshotRestore
                     skipped[i] = targets[i] == null;
                     removeFound[i] = filter.removeFound().contains(name);
                     fronts[i] = holdsCounters(metas.get(i)) ? filter.countersOf().apply(name) : null;
-                    intoFront[i] = fronts[i] == null ? null : filter.intoFrontOf().apply(name);
                 }
             }
             snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
@@ -168,14 +166,22 @@ final class SnapshotRestore
                 StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
                 bytes.getBytes(keyOffset, key.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
                 key.length(StoredKeyLayout.KEY_OFFSET + keyLength);
-                if (wanted[stateIndex] != null && !(removeFound[stateIndex] ?
-                    wanted[stateIndex].remove(probe.wrap(key)) : wanted[stateIndex].contains(probe.wrap(key))))
+                final RevertKeys keysWanted = wanted[stateIndex];
+                final int slot = keysWanted == null ? -1 : keysWanted.slotOf(key.array(), key.length());
+                if (keysWanted != null)
                 {
-                    return;
+                    if (slot < 0 || removeFound[stateIndex] && keysWanted.marked(slot, RevertKeys.FOUND))
+                    {
+                        return;
+                    }
+                    if (removeFound[stateIndex])
+                    {
+                        keysWanted.mark(slot, RevertKeys.FOUND);
+                    }
                 }
                 inserted[0]++;
-                if (fronts[stateIndex] != null && intoFront[stateIndex] != null && keyLength == Long.BYTES &&
-                    valueLength == Long.BYTES && intoFront[stateIndex].contains(probe) &&
+                if (fronts[stateIndex] != null && slot >= 0 && keysWanted.marked(slot, RevertKeys.FROM_FRONT) &&
+                    keyLength == Long.BYTES && valueLength == Long.BYTES &&
                     keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(bytes.getLong(keyOffset)), maxParallelism) &&
                     fronts[stateIndex].revertIntoFront(bytes.getLong(keyOffset), bytes.getLong(valueOffset)))
                 {

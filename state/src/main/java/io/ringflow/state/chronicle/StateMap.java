@@ -13,7 +13,6 @@ import java.lang.reflect.Field;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
@@ -532,14 +531,23 @@ final class StateMap
 
     /**
      * @param baseCheckpointId a snapshot taken earlier, a possible base.
-     * @return a new set of every key changed since its barrier, the current interval included. Task thread.
+     * @return the change sets that together hold every key changed since its barrier, the current interval's
+     *     included (a key may be in several); the current one must not be recorded into while they are read. Task
+     *     thread.
      */
-    Set<PreservedKey> allChangesSince(final long baseCheckpointId)
+    List<ChangedKeySet> allChangeSetsSince(final long baseCheckpointId)
     {
-        final Set<PreservedKey> all = new HashSet<>(changes == null ? Set.of() : changes);
-        for (final Set<PreservedKey> interval : changesSince(baseCheckpointId))
+        final List<ChangedKeySet> all = new ArrayList<>(sealed.size() + 1);
+        if (changes != null)
         {
-            all.addAll(interval);
+            all.add(changes);
+        }
+        for (final SealedChanges interval : sealed)
+        {
+            if (interval.checkpointId() > baseCheckpointId)
+            {
+                all.add(interval.keys());
+            }
         }
         return all;
     }

@@ -100,6 +100,16 @@ final class StoredKeyLayout
      */
     static int keyGroup(final byte[] bytes)
     {
-        return (bytes[KEY_GROUP_OFFSET] & 0xFF) | (bytes[KEY_GROUP_OFFSET + 1] & 0xFF) << 8;
+        return keyGroup(bytes, 0);
+    }
+
+    /**
+     * @param bytes  an array holding a stored key.
+     * @param offset where the key starts in it.
+     * @return its key group.
+     */
+    static int keyGroup(final byte[] bytes, final int offset)
+    {
+        return (bytes[offset + KEY_GROUP_OFFSET] & 0xFF) | (bytes[offset + KEY_GROUP_OFFSET + 1] & 0xFF) << 8;
     }
 }

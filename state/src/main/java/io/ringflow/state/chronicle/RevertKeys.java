@@ -1,0 +1,236 @@
+package io.ringflow.state.chronicle;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The stored keys of one state that a revert rewrites ({@link ChronicleKeyedStateStore#revertTo}), each once, with
+ * two marks per key, laid out by key group.
+ *
+ * <p>A revert scans the checkpoint's snapshot, which is read one key group at a time, and probes this set for every
+ * entry it reads: ten million probes at ten million keys, of which only the changed keys hit. Each key group has its
+ * own open-addressing table (offsets into one array of key bytes, lengths, hashes, marks; at most two thirds full)
+ * and its own stretch of key bytes, so while one key group is scanned the probes stay within that group's share of
+ * the set (for 10-byte keys, about 26 KB of table and 10 KB of key bytes a thousand keys) instead of missing the cache on a hash set of objects spread over
+ * the heap, which was two fifths of a revert's time at a million changed keys.
+ *
+ * <p>Built whole from its sources ({@link #of}), then only marked: no key is added or removed after. Thread contract:
+ * one thread (the task's, during a revert).
+ */
+final class RevertKeys
+{
+    /** Marked on a key the scan found in the snapshot (a key with one entry is then done). */
+    static final int FOUND = 1;
+    /** Marked on a key taken out of a hot-key front, which may go back there. */
+    static final int FROM_FRONT = 2;
+
+    private final int keyGroups;
+    /** By key group, then one more: the group's first slot; a group's table ends where the next one starts. */
+    private final int[] tableStart;
+    /** By slot: the key's offset in {@link #keyBytes} plus 1, or 0 for an empty slot. */
+    private final int[] offsets;
+    private final int[] lengths;
+    private final int[] hashes;
+    private final byte[] marks;
+    /** The keys' bytes, key group by key group; a key group's stretch has room for its keys with repeats. */
+    private final byte[] keyBytes;
+    private int size;
+
+    private RevertKeys(final int keyGroups, final int[] tableStart, final byte[] keyBytes)
+    {
+        this.keyGroups = keyGroups;
+        this.tableStart = tableStart;
+        final int slots = tableStart[keyGroups];
+        this.offsets = new int[slots];
+        this.lengths = new int[slots];
+        this.hashes = new int[slots];
+        this.marks = new byte[slots];
+        this.keyBytes = keyBytes;
+    }
+
+    /**
+     * @param sources        sets of stored keys; a key may be in several.
+     * @param maxParallelism the store's number of key groups: every key's group is below it.
+     * @return every key of the sources, once, none marked.
+     * @throws IllegalStateException when the keys' bytes or tables would not fit in arrays.
+     * @throws IllegalArgumentException when a key is shorter than its key group or of a key group past the last.
+     */
+    static RevertKeys of(final List<ChangedKeySet> sources, final int maxParallelism)
+    {
+        // first pass: per key group, how many keys and bytes, repeats included (an upper bound of each)
+        final int[] counts = new int[maxParallelism];
+        final long[] bytes = new long[maxParallelism];
+        for (final ChangedKeySet source : sources)
+        {
+            source.forEachKey((array, offset, length) ->
+            {
+                final int group = keyGroupOf(array, offset, length, maxParallelism);
+                counts[group]++;
+                bytes[group] += length;
+            });
+        }
+        final int[] tableStart = new int[maxParallelism + 1];
+        final int[] bytesStart = new int[maxParallelism];
+        long slots = 0;
+        long totalBytes = 0;
+        for (int group = 0; group < maxParallelism; group++)
+        {
+            tableStart[group] = (int)slots;
+            bytesStart[group] = (int)totalBytes;
+            slots += counts[group] == 0 ? 0 : tableSize(counts[group]);
+            totalBytes += bytes[group];
+            if (slots > Integer.MAX_VALUE - 8 || totalBytes > Integer.MAX_VALUE - 8)
+            {
+                throw new IllegalStateException("too many changed keys to revert in place: more than " +
+                    (Integer.MAX_VALUE - 8) + " table slots or key bytes");
+            }
+        }
+        tableStart[maxParallelism] = (int)slots;
+        final RevertKeys keys = new RevertKeys(maxParallelism, tableStart, new byte[(int)totalBytes]);
+        // second pass: each key into its group's table and stretch of bytes, once
+        for (final ChangedKeySet source : sources)
+        {
+            source.forEachKey((array, offset, length) -> keys.add(array, offset, length, bytesStart));
+        }
+        return keys;
+    }
+
+    /** @return how many keys, each counted once. */
+    int size()
+    {
+        return size;
+    }
+
+    /**
+     * @param key    a stored key, from index 0 (its key group first).
+     * @param length how many bytes it has.
+     * @return its slot, or -1 when it is not in the set.
+     */
+    int slotOf(final byte[] key, final int length)
+    {
+        if (length < StoredKeyLayout.KEY_OFFSET)
+        {
+            return -1;
+        }
+        final int group = StoredKeyLayout.keyGroup(key);
+        return group < keyGroups ? find(group, key, 0, length, PreservedKey.hash(key, 0, length)) : -1;
+    }
+
+    /** @return whether the key in {@code slot} carries {@code mark}. */
+    boolean marked(final int slot, final int mark)
+    {
+        return (marks[slot] & mark) != 0;
+    }
+
+    /** Puts {@code mark} on the key in {@code slot}. */
+    void mark(final int slot, final int mark)
+    {
+        marks[slot] |= (byte)mark;
+    }
+
+    /** Receives one key of the set where it lies, for as long as the call lasts. */
+    @FunctionalInterface
+    interface KeyVisitor
+    {
+        /**
+         * @param bytes  the array holding the key (its key group first); read only, and only during the call.
+         * @param offset where the key starts.
+         * @param length how many bytes it has.
+         * @param slot   its slot, for {@link #marked} and {@link #mark}.
+         */
+        void accept(byte[] bytes, int offset, int length, int slot);
+    }
+
+    /**
+     * Hands every key that does not carry {@code skipMarked} to {@code visitor}, key group by key group; 0 hands every
+     * key. The visitor may mark keys.
+     */
+    void forEach(final int skipMarked, final KeyVisitor visitor)
+    {
+        for (int slot = 0; slot < offsets.length; slot++)
+        {
+            if (offsets[slot] != 0 && (marks[slot] & skipMarked) == 0)
+            {
+                visitor.accept(keyBytes, offsets[slot] - 1, lengths[slot], slot);
+            }
+        }
+    }
+
+    private void add(final byte[] array, final int offset, final int length, final int[] bytesNext)
+    {
+        final int group = StoredKeyLayout.keyGroup(array, offset);
+        final int hash = PreservedKey.hash(array, offset, length);
+        if (find(group, array, offset, length, hash) >= 0)
+        {
+            return;
+        }
+        final int start = tableStart[group];
+        final int mask = tableStart[group + 1] - start - 1;
+        int slot = start + (spread(hash) & mask);
+        while (offsets[slot] != 0)
+        {
+            slot = start + ((slot - start + 1) & mask);
+        }
+        final int at = bytesNext[group];
+        System.arraycopy(array, offset, keyBytes, at, length);
+        bytesNext[group] = at + length;
+        offsets[slot] = at + 1;
+        lengths[slot] = length;
+        hashes[slot] = hash;
+        size++;
+    }
+
+    private int find(final int group, final byte[] key, final int offset, final int length, final int hash)
+    {
+        final int start = tableStart[group];
+        final int tableSize = tableStart[group + 1] - start;
+        if (tableSize == 0)
+        {
+            return -1;
+        }
+        final int mask = tableSize - 1;
+        for (int probe = spread(hash) & mask; ; probe = (probe + 1) & mask)
+        {
+            final int slot = start + probe;
+            final int at = offsets[slot] - 1;
+            if (at < 0)
+            {
+                return -1;
+            }
+            if (hashes[slot] == hash && lengths[slot] == length &&
+                Arrays.equals(keyBytes, at, at + length, key, offset, offset + length))
+            {
+                return slot;
+            }
+        }
+    }
+
+    private static int keyGroupOf(final byte[] array, final int offset, final int length, final int maxParallelism)
+    {
+        if (length < StoredKeyLayout.KEY_OFFSET)
+        {
+            throw new IllegalArgumentException("a stored key of " + length + " bytes has no key group");
+        }
+        final int group = StoredKeyLayout.keyGroup(array, offset);
+        if (group >= maxParallelism)
+        {
+            throw new IllegalArgumentException("a stored key of key group " + group + " in a store of " +
+                maxParallelism + " key groups");
+        }
+        return group;
+    }
+
+    /** @return the smallest power of two at least half again as large as {@code keys} (at most two thirds full). */
+    private static long tableSize(final int keys)
+    {
+        final long wanted = Math.max(2, keys + (keys + 1L) / 2);
+        return Long.highestOneBit(wanted - 1) << 1;
+    }
+
+    /** Mixes the high bits of a polynomial hash into the low ones that pick a slot. */
+    private static int spread(final int hash)
+    {
+        final int h = hash * 0x9E3779B9;
+        return h ^ (h >>> 16);
+    }
+}
