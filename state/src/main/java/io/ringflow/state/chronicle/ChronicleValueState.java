@@ -444,23 +444,46 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     }
 
     /**
-     * Local recovery: gives a key, removed from this state before, its value at the checkpoint, into the hot-key front
-     * when the front holds {@code Long} counters of the built-in codec and has room (no map write, as a restore's
-     * counters go straight into the front); else does nothing.
+     * Local recovery: whether the hot-key front holds {@code key} as an unboxed counter of the built-in codec, so that
+     * {@link #revertInFront} can overwrite it.
      *
-     * @param key   a key this state holds nowhere now.
-     * @param value its value at the checkpoint, as the built-in codec reads its 8 bytes.
-     * @return whether the front took it; false leaves it to the caller, for the map.
+     * @param key a key, as the built-in codec reads its 8 bytes.
      */
-    boolean revertIntoFront(final long key, final long value)
+    boolean frontHoldsLong(final long key)
     {
-        if (front == null || !front.holdsLongs() || !front.hasRoom() || value == HotKeyFront.NO_LONG ||
-            valueCodec != (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE)
+        return front != null && front.holdsLongs() && valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE &&
+            front.getLong(key) != HotKeyFront.NO_LONG;
+    }
+
+    /**
+     * Local recovery: overwrites, in place, a counter the hot-key front holds with its value at the checkpoint. With
+     * changes paused (a revert), its change stamp stays as it was: at or after the checkpoint's barrier, so a later
+     * delta against that checkpoint holds the key needlessly but never misses it. The key's stale map entry, if any,
+     * stays shadowed.
+     *
+     * @param key   a key {@link #frontHoldsLong} said the front holds.
+     * @param value its value at the checkpoint, as the built-in codec reads its 8 bytes.
+     * @return false, changing nothing, when the front cannot hold the value unboxed ({@link HotKeyFront#NO_LONG}) or
+     *     no longer holds the key.
+     */
+    boolean revertInFront(final long key, final long value)
+    {
+        return front != null && front.holdsLongs() && value != HotKeyFront.NO_LONG && front.replaceLong(key, value);
+    }
+
+    /**
+     * Local recovery: takes a counter whose value at the checkpoint {@link #revertInFront} refused out of the hot-key
+     * front, so that the caller writes that value to the map, where it is no longer shadowed.
+     *
+     * @param key       the counter's key.
+     * @param storedKey the same key, stored.
+     */
+    void takeOutOfFront(final long key, final EncodedBytes storedKey)
+    {
+        if (front != null && front.remove(key) && map.contains(storedKey))
         {
-            return false;
+            front.unshadow();
         }
-        front.insert(key, value, Long.BYTES, false);
-        return true;
     }
 
     @Override

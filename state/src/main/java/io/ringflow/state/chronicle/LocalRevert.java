@@ -19,12 +19,13 @@ import java.util.Set;
  * rewriting, in three steps:
  * <ol>
  *   <li>the changed keys, per state, are each map's change sets since the barrier (the current interval's
- *   included) and the keys its value state's hot-key front stamped since, gathered into a {@link RevertKeys}; a key
- *   held by a front, of a map state or of an undeclared state is removed, through its declared state's
- *   {@code clear()} where there is one (front and map, by the paths every update takes);</li>
+ *   included) and the keys its value state's hot-key front stamped since, gathered into a {@link RevertKeys}; a
+ *   counter that a front holds unboxed is marked {@link RevertKeys#IN_FRONT} and left there; a key held by a front of
+ *   boxed entries, of a map state or of an undeclared state is removed, through its declared state's {@code clear()}
+ *   where there is one (front and map, by the paths every update takes);</li>
  *   <li>the checkpoint's snapshots are scanned and only the changed keys' entries are written back
- *   ({@link SnapshotRestore#insertOnly}): a counter taken out of its front goes back into it while it has room, any
- *   other value overwrites the map's entry in place;</li>
+ *   ({@link SnapshotRestore#insertOnly}): a marked counter is overwritten in its front (its stale map entry, if it has
+ *   one, stays shadowed, as before the failure), any other value overwrites the map's entry in place;</li>
  *   <li>the changed keys that the snapshots did not hold, and that still have a value, are removed.</li>
  * </ol>
  * Every other entry is left as it is, which is right because it did not change since the barrier. O(changed keys +
@@ -112,9 +113,10 @@ final class LocalRevert
         }
         try
         {
-            // 1. a key whose stored value is replaced whole by its checkpoint entry is overwritten in place; one that
-            // is in a hot-key front (which would shadow the map; marked, as it may go back there), or of a map state
-            // (whose entries are joined into its stored value) or an undeclared one, is removed first
+            // 1. a key whose stored value is replaced whole by its checkpoint entry is overwritten in place, and so is a
+            // counter held unboxed by a hot-key front (marked, to be overwritten there); a key in a front of boxed
+            // entries (which would shadow the map), or of a map state (whose entries are joined into its stored
+            // value) or an undeclared one, is removed first
             final Set<String> removeFound = new HashSet<>();
             for (final Map.Entry<String, RevertKeys> entry : changed.entrySet())
             {
@@ -131,6 +133,9 @@ final class LocalRevert
                     continue;
                 }
                 final RevertKeys keysOf = entry.getValue();
+                // a front of unboxed counters keeps its keys: step 2 overwrites each in place
+                final ChronicleValueState<?> counters = front && keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE &&
+                    ((ChronicleValueState<?>)state).front().holdsLongs() ? (ChronicleValueState<?>)state : null;
                 keysOf.forEach(0, (bytes, offset, length, slot) ->
                 {
                     copyInto(bytes, offset, length, encoded);
@@ -140,6 +145,14 @@ final class LocalRevert
                         map.remove(encoded);
                         return;
                     }
+                    if (counters != null && length == StoredKeyLayout.KEY_OFFSET + Long.BYTES)
+                    {
+                        if (counters.frontHoldsLong(encoded.buffer().getLong(StoredKeyLayout.KEY_OFFSET)))
+                        {
+                            keysOf.mark(slot, RevertKeys.IN_FRONT);
+                        }
+                        return;
+                    }
                     final Object userKey = decodeKey(encoded);
                     if (front && !((ChronicleValueState<?>)state).frontHolds(userKey))
                     {
@@ -147,10 +160,6 @@ final class LocalRevert
                     }
                     store.setCurrentKey(userKey, StoredKeyLayout.keyGroup(bytes, offset));
                     state.clear();
-                    if (front)
-                    {
-                        keysOf.mark(slot, RevertKeys.FROM_FRONT);
-                    }
                 });
             }
             store.setCurrentKey(null);
@@ -158,9 +167,9 @@ final class LocalRevert
             {
                 state.forgetRememberedEntries();
             }
-            // 2. every changed key's entries at the checkpoint; counters taken out of a front go back into it while it
-            // has room, as a restore's do, the rest into the maps. A key of a state in removeFound is marked found
-            // once read, so what is left unmarked there is what the checkpoint did not hold
+            // 2. every changed key's entries at the checkpoint: counters a front holds overwritten there, the rest into
+            // the maps. A key of a state in removeFound is marked found once read, so what is left unmarked there is
+            // what the checkpoint did not hold
             restore.insertOnly(snapshots, changed, maps::get, removeFound, name ->
                 declared.get(name) instanceof ChronicleValueState<?> value &&
                 keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE ? value : null);

@@ -21,8 +21,8 @@ final class RevertKeys
 {
     /** Marked on a key the scan found in the snapshot (a key with one entry is then done). */
     static final int FOUND = 1;
-    /** Marked on a key taken out of a hot-key front, which may go back there. */
-    static final int FROM_FRONT = 2;
+    /** Marked on a counter a hot-key front holds unboxed, to be overwritten there. */
+    static final int IN_FRONT = 2;
 
     private final int keyGroups;
     /** By key group, then one more: the group's first slot; a group's table ends where the next one starts. */

@@ -91,8 +91,8 @@ final class SnapshotRestore
      *                    they cannot be among the keys given).
      * @param removeFound states whose keys have one entry each: a key found is marked {@link RevertKeys#FOUND} and
      *                    any later entry of it skipped.
-     * @param countersOf  the declared value state of a state of counters, whose front may take back the entries of
-     *                    keys marked {@link RevertKeys#FROM_FRONT} ({@link ChronicleValueState#revertIntoFront});
+     * @param countersOf  the declared value state of a state of counters, whose front holds the keys marked
+     *                    {@link RevertKeys#IN_FRONT}, overwritten there ({@link ChronicleValueState#revertInFront});
      *                    null for none.
      * @return the entries inserted (a map state's entries counted one by one).
      */
@@ -109,8 +109,8 @@ final class SnapshotRestore
      *
      * @param only        per state, the keys to insert.
      * @param removeFound states whose keys are marked found once read (each key has one entry).
-     * @param countersOf  the declared value state of a state of counters, whose front may take its entries
-     *                    ({@link ChronicleValueState#revertIntoFront}); null for none.
+     * @param countersOf  the declared value state of a state of counters, whose front holds the keys marked
+     *                    {@link RevertKeys#IN_FRONT} ({@link ChronicleValueState#revertInFront}); null for none.
      */
     private record Filter(Map<String, RevertKeys> only, Set<String> removeFound,
         Function<String, ChronicleValueState<?>> countersOf)
@@ -180,12 +180,16 @@ final class SnapshotRestore
                     }
                 }
                 inserted[0]++;
-                if (fronts[stateIndex] != null && slot >= 0 && keysWanted.marked(slot, RevertKeys.FROM_FRONT) &&
-                    keyLength == Long.BYTES && valueLength == Long.BYTES &&
-                    keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(bytes.getLong(keyOffset)), maxParallelism) &&
-                    fronts[stateIndex].revertIntoFront(bytes.getLong(keyOffset), bytes.getLong(valueOffset)))
+                if (fronts[stateIndex] != null && slot >= 0 && keysWanted.marked(slot, RevertKeys.IN_FRONT) &&
+                    keyLength == Long.BYTES && valueLength == Long.BYTES)
                 {
-                    return;
+                    final long counterKey = bytes.getLong(keyOffset);
+                    if (fronts[stateIndex].revertInFront(counterKey, bytes.getLong(valueOffset)))
+                    {
+                        return;
+                    }
+                    // the value cannot be held unboxed: it goes to the map, where the front no longer shadows it
+                    fronts[stateIndex].takeOutOfFront(counterKey, key);
                 }
                 if (metas.get(stateIndex).kind() == StateKind.MAP)
                 {

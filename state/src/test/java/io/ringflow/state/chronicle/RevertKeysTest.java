@@ -70,7 +70,7 @@ class RevertKeysTest
 
         // marks are per key and per mark; forEach skips exactly the keys carrying the mark asked for
         final Set<PreservedKey> found = new HashSet<>();
-        final Set<PreservedKey> fromFront = new HashSet<>();
+        final Set<PreservedKey> inFront = new HashSet<>();
         for (final PreservedKey key : model)
         {
             if (random.nextInt(3) == 0)
@@ -80,15 +80,15 @@ class RevertKeysTest
             }
             if (random.nextInt(5) == 0)
             {
-                keys.mark(slots.get(key), RevertKeys.FROM_FRONT);
-                fromFront.add(key);
+                keys.mark(slots.get(key), RevertKeys.IN_FRONT);
+                inFront.add(key);
             }
         }
         for (final PreservedKey key : model)
         {
             final int slot = slots.get(key);
             assertThat(keys.marked(slot, RevertKeys.FOUND)).isEqualTo(found.contains(key));
-            assertThat(keys.marked(slot, RevertKeys.FROM_FRONT)).isEqualTo(fromFront.contains(key));
+            assertThat(keys.marked(slot, RevertKeys.IN_FRONT)).isEqualTo(inFront.contains(key));
         }
         final Set<PreservedKey> notFound = new HashSet<>();
         keys.forEach(RevertKeys.FOUND, (bytes, offset, length, slot) ->
