@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
@@ -77,30 +76,37 @@ public final class MetadataFormat
             out.writeLong(metadata.checkpointId());
             out.writeLong(metadata.triggerMillis());
             out.writeBoolean(metadata.savepoint());
-            final Map<String, List<Long>> sorted = new TreeMap<>(metadata.sourcePositions());
-            out.writeInt(sorted.size());
-            for (final Map.Entry<String, List<Long>> source : sorted.entrySet())
+            // maps in the order of their keys, sorted in the encoder's scratch array (no sorted copy of each map)
+            final Map<String, List<Long>> sources = metadata.sourcePositions();
+            final int sourceCount = encoder.sortKeys(sources.keySet());
+            out.writeInt(sourceCount);
+            for (int s = 0; s < sourceCount; s++)
             {
-                writeString(out, source.getKey());
-                out.writeInt(source.getValue().size());
-                for (final long position : source.getValue())
+                final String uid = encoder.keys[s];
+                final List<Long> positions = sources.get(uid);
+                writeString(out, uid);
+                out.writeInt(positions.size());
+                for (int p = 0; p < positions.size(); p++)
                 {
-                    out.writeLong(position);
+                    out.writeLong(positions.get(p));
                 }
             }
-            final Map<String, OperatorState> operators = new TreeMap<>(metadata.operators());
-            out.writeInt(operators.size());
-            for (final Map.Entry<String, OperatorState> operator : operators.entrySet())
+            final Map<String, OperatorState> operators = metadata.operators();
+            final int operatorCount = encoder.sortKeys(operators.keySet());
+            out.writeInt(operatorCount);
+            for (int o = 0; o < operatorCount; o++)
             {
-                writeString(out, operator.getKey());
-                out.writeInt(operator.getValue().parallelism());
-                out.writeInt(operator.getValue().maxParallelism());
-                for (final SubtaskState subtask : operator.getValue().subtasks())
+                final String uid = encoder.keys[o];
+                final OperatorState operator = operators.get(uid);
+                writeString(out, uid);
+                out.writeInt(operator.parallelism());
+                out.writeInt(operator.maxParallelism());
+                for (final SubtaskState subtask : operator.subtasks())
                 {
                     writeHandle(out, subtask.keyed());
                     if (subtask.keyedIncrements().size() > MAX_INCREMENTS)
                     {
-                        throw new IllegalArgumentException("operator " + operator.getKey() + " has a keyed chain of " +
+                        throw new IllegalArgumentException("operator " + uid + " has a keyed chain of " +
                             subtask.keyedIncrements().size() + " increments, more than a reader accepts (" +
                             MAX_INCREMENTS + "): compact it");
                     }
@@ -116,12 +122,11 @@ public final class MetadataFormat
             out.flush();
             final int headerAndBody = body.size();
             final byte[] file = java.util.Arrays.copyOf(body.array(), headerAndBody + 4);
-            final ByteBuffer framing = ByteBuffer.wrap(file);
-            framing.putInt(8, headerAndBody - 12);
+            putIntAt(file, 8, headerAndBody - 12);
             final CRC32C crc = encoder.crc;
             crc.reset();
             crc.update(file, 0, headerAndBody);
-            framing.putInt(headerAndBody, (int)crc.getValue());
+            putIntAt(file, headerAndBody, (int)crc.getValue());
             return file;
         }
         catch (final IOException impossible)
@@ -132,6 +137,15 @@ public final class MetadataFormat
         {
             encoder.trim();
         }
+    }
+
+    /** Writes {@code value} big-endian at {@code offset}, as {@link DataOutputStream#writeInt} does. */
+    private static void putIntAt(final byte[] bytes, final int offset, final int value)
+    {
+        bytes[offset] = (byte)(value >>> 24);
+        bytes[offset + 1] = (byte)(value >>> 16);
+        bytes[offset + 2] = (byte)(value >>> 8);
+        bytes[offset + 3] = (byte)value;
     }
 
     /**
@@ -163,9 +177,37 @@ public final class MetadataFormat
         private Bytes bytes = new Bytes();
         private DataOutputStream out = new DataOutputStream(bytes);
         private final CRC32C crc = new CRC32C();
+        /** Scratch: the keys of the map being written, sorted; emptied by {@link #trim}. */
+        private String[] keys = new String[8];
+        private int keysUsed;
+
+        /**
+         * @param keySet the keys of a map about to be written.
+         * @return how many there are, now in {@link #keys}{@code [0, n)} in their natural order.
+         */
+        int sortKeys(final java.util.Set<String> keySet)
+        {
+            final int count = keySet.size();
+            if (keys.length < count)
+            {
+                keys = new String[Math.max(count, keys.length * 2)];
+            }
+            int at = 0;
+            for (final String key : keySet)
+            {
+                keys[at++] = key;
+            }
+            // binary insertion sort up to 32 keys: no merge buffer
+            java.util.Arrays.sort(keys, 0, count);
+            keysUsed = Math.max(keysUsed, count);
+            return count;
+        }
 
         void trim()
         {
+            // the thread keeps no reference to a job's names
+            java.util.Arrays.fill(keys, 0, keysUsed, null);
+            keysUsed = 0;
             if (bytes.array().length > KEPT_BYTES)
             {
                 bytes = new Bytes();

@@ -434,10 +434,36 @@ public final class KeyedSnapshotWriter
         }
     }
 
+    /**
+     * A length, then the string's UTF-8 bytes; an ASCII string (a state's name and type names, usually) is written
+     * char by char, with no array of its bytes.
+     */
     private void writeString(final String value) throws IOException
     {
-        final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        writeBytes(CodecBuffer.wrap(bytes), 0, bytes.length);
+        final int chars = value.length();
+        for (int i = 0; i < chars; i++)
+        {
+            if (value.charAt(i) >= 0x80)
+            {
+                final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+                writeBytes(CodecBuffer.wrap(bytes), 0, bytes.length);
+                return;
+            }
+        }
+        putInt(chars);
+        int done = 0;
+        while (done < chars)
+        {
+            if (position == chunkSize)
+            {
+                flushChunk();
+            }
+            final int end = done + Math.min(chars - done, chunkSize - position);
+            for (; done < end; done++)
+            {
+                chunkBytes[position++] = (byte)value.charAt(done);
+            }
+        }
     }
 
     private void putInt(final int value) throws IOException

@@ -202,6 +202,40 @@ class MetadataFormatTest
     }
 
     @Test
+    void sourcesAndOperatorsAreWrittenInTheOrderOfTheirUidsWhateverTheirNumber() throws IOException
+    {
+        // more uids than the encoder's scratch array holds at first, one of them not ASCII
+        final Map<String, List<Long>> sources = new java.util.HashMap<>();
+        for (int i = 11; i >= 0; i--)
+        {
+            sources.put("source-" + (char)('a' + i) + (i == 5 ? "\u00e9" : ""), List.of((long)i, i * 10L));
+        }
+        final CheckpointMetadata metadata = new CheckpointMetadata(7, 1234, sources);
+
+        final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        final DataOutputStream out = new DataOutputStream(body);
+        out.writeLong(7);
+        out.writeLong(1234);
+        out.writeBoolean(false);
+        out.writeInt(sources.size());
+        for (final String uid : new java.util.TreeSet<>(sources.keySet()))
+        {
+            writeString(out, uid);
+            out.writeInt(2);
+            for (final long position : sources.get(uid))
+            {
+                out.writeLong(position);
+            }
+        }
+        out.writeInt(0);
+        out.flush();
+
+        assertThat(MetadataFormat.encode(metadata)).isEqualTo(frame(3, body.toByteArray()));
+        // and again on the same thread, with its scratch array already grown
+        assertThat(MetadataFormat.encode(metadata)).isEqualTo(frame(3, body.toByteArray()));
+    }
+
+    @Test
     void aWellFormedVersion3BodyBuiltByHandDecodes() throws IOException
     {
         final CheckpointMetadata decoded = MetadataFormat.decode(frame(3, oneSubtaskBody(true, 1)), "f");

@@ -43,6 +43,22 @@ class KeyedSnapshotFormatTest
     }
 
     @Test
+    void namesAndTypesRoundTripWhetherAsciiOrNotAndLongerThanAChunk() throws IOException
+    {
+        // ASCII is written char by char, anything else as its UTF-8 bytes; a name longer than the smallest chunk
+        // crosses chunk boundaries
+        final String longName = "n".repeat(20_000) + "-end";
+        final List<StateMeta> metas = List.of(
+            new StateMeta("z\u00e4hlung", StateKind.VALUE, "java.lang.Long", 1, "java.lang.Long", 1),
+            new StateMeta(longName, StateKind.MAP, "\u65e5\u672c.Key", 2, "java.lang.String", 1, "", 0, false),
+            new StateMeta("", StateKind.VALUE, "java.lang.Long", 1, "java.lang.Long", 1));
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new KeyedSnapshotWriter(out, 128, ALL, metas).finish();
+
+        assertThat(KeyedSnapshotReader.open(out.toByteArray(), "names").states()).isEqualTo(metas);
+    }
+
+    @Test
     void version1IsStillReadAsStatesWithoutUserKeysOrTimeToLive() throws IOException
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
