@@ -106,6 +106,12 @@ final class ChangedKeySet extends AbstractSet<PreservedKey>
         return size;
     }
 
+    /** @return at least the bytes of all keys recorded (their lengths' bytes included). */
+    long keyBytesAtMost()
+    {
+        return arenaUsed;
+    }
+
     /** @return the heap bytes of the arena and the table. */
     long memoryBytes()
     {

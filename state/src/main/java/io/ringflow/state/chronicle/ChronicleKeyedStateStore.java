@@ -715,7 +715,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
      *
      * <p>True when this store took that checkpoint's snapshot while tracking changes, no restore or forgetting came
      * after ({@link IncrementalBases#isBase}: every change since is known), and no snapshot of it is still pending (a
-     * pending one would keep preserving old values for a flusher that no longer runs).
+     * pending one would keep preserving old values for a flusher that no longer runs), and the keys changed since fit
+     * in the revert's arrays ({@link LocalRevert#fits}).
      */
     @Override
     public boolean canRevertTo(final long checkpointId)
@@ -731,7 +732,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 return false;
             }
         }
-        return true;
+        return revert.fits(checkpointId);
     }
 
     /**

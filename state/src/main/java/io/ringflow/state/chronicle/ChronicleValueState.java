@@ -451,15 +451,24 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      */
     boolean frontHoldsLong(final long key)
     {
-        return front != null && front.holdsLongs() && valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE &&
-            front.getLong(key) != HotKeyFront.NO_LONG;
+        return holdsUnboxedCounters() && front.getLong(key) != HotKeyFront.NO_LONG;
+    }
+
+    /**
+     * @return whether the hot-key front holds {@code Long} counters unboxed, encoded by the built-in codec: the one
+     *     test of local recovery's overwrite in place ({@link #frontHoldsLong}, {@link #revertInFront}).
+     */
+    boolean holdsUnboxedCounters()
+    {
+        return front != null && front.holdsLongs() &&
+            valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE;
     }
 
     /**
      * Local recovery: overwrites, in place, a counter the hot-key front holds with its value at the checkpoint. With
-     * changes paused (a revert), its change stamp stays as it was: at or after the checkpoint's barrier, so a later
-     * delta against that checkpoint holds the key needlessly but never misses it. The key's stale map entry, if any,
-     * stays shadowed.
+     * changes paused (a revert), its change stamp stays as it was; the value now equals the checkpoint's, so a later
+     * delta against that checkpoint that holds the key because of the stamp holds the right value, and one that does
+     * not needs none. The key's stale map entry, if any, stays shadowed.
      *
      * @param key   a key {@link #frontHoldsLong} said the front holds.
      * @param value its value at the checkpoint, as the built-in codec reads its 8 bytes.
@@ -468,7 +477,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      */
     boolean revertInFront(final long key, final long value)
     {
-        return front != null && front.holdsLongs() && value != HotKeyFront.NO_LONG && front.replaceLong(key, value);
+        return holdsUnboxedCounters() && value != HotKeyFront.NO_LONG && front.replaceLong(key, value);
     }
 
     /**

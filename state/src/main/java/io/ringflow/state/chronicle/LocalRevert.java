@@ -63,6 +63,36 @@ final class LocalRevert
     }
 
     /**
+     * @param checkpointId a checkpoint whose changes since are tracked.
+     * @return whether the changed keys since fit in the revert's {@link RevertKeys} (see {@link RevertKeys#fits}),
+     *     counted from the change sets and the fronts' sizes, without gathering them.
+     */
+    boolean fits(final long checkpointId)
+    {
+        for (final StateMap map : maps.values())
+        {
+            long keysOf = 0;
+            long bytes = 0;
+            for (final ChangedKeySet set : map.allChangeSetsSince(checkpointId))
+            {
+                keysOf += set.size();
+                bytes += set.keyBytesAtMost();
+            }
+            if (declared.get(map.name()) instanceof ChronicleValueState<?> value && value.front() != null)
+            {
+                final HotKeyFront front = value.front();
+                keysOf += front.size();
+                bytes += (long)front.size() * (StoredKeyLayout.KEY_OFFSET + front.longestKey());
+            }
+            if (!RevertKeys.fits(keysOf, bytes, maxParallelism))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * @param checkpointId a checkpoint the store may revert to.
      * @param snapshots    that checkpoint's full snapshots of the store's key groups (a chain merged).
      * @return how many keys were rewritten (each changed key once per state).
@@ -135,7 +165,7 @@ final class LocalRevert
                 final RevertKeys keysOf = entry.getValue();
                 // a front of unboxed counters keeps its keys: step 2 overwrites each in place
                 final ChronicleValueState<?> counters = front && keys.keyCodec() == (Codec<?>)LongCodec.INSTANCE &&
-                    ((ChronicleValueState<?>)state).front().holdsLongs() ? (ChronicleValueState<?>)state : null;
+                    ((ChronicleValueState<?>)state).holdsUnboxedCounters() ? (ChronicleValueState<?>)state : null;
                 keysOf.forEach(0, (bytes, offset, length, slot) ->
                 {
                     copyInto(bytes, offset, length, encoded);

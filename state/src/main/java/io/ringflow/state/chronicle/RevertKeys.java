@@ -24,6 +24,9 @@ final class RevertKeys
     /** Marked on a counter a hot-key front holds unboxed, to be overwritten there. */
     static final int IN_FRONT = 2;
 
+    /** The largest array a JVM allocates. */
+    private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
     private final int keyGroups;
     /** By key group, then one more: the group's first slot; a group's table ends where the next one starts. */
     private final int[] tableStart;
@@ -58,7 +61,7 @@ final class RevertKeys
     static RevertKeys of(final List<ChangedKeySet> sources, final int maxParallelism)
     {
         // first pass: per key group, how many keys and bytes, repeats included (an upper bound of each)
-        final int[] counts = new int[maxParallelism];
+        final long[] counts = new long[maxParallelism];
         final long[] bytes = new long[maxParallelism];
         for (final ChangedKeySet source : sources)
         {
@@ -79,10 +82,10 @@ final class RevertKeys
             bytesStart[group] = (int)totalBytes;
             slots += counts[group] == 0 ? 0 : tableSize(counts[group]);
             totalBytes += bytes[group];
-            if (slots > Integer.MAX_VALUE - 8 || totalBytes > Integer.MAX_VALUE - 8)
+            if (slots > MAX_ARRAY || totalBytes > MAX_ARRAY)
             {
                 throw new IllegalStateException("too many changed keys to revert in place: more than " +
-                    (Integer.MAX_VALUE - 8) + " table slots or key bytes");
+                    MAX_ARRAY + " table slots or key bytes (see fits)");
             }
         }
         tableStart[maxParallelism] = (int)slots;
@@ -93,6 +96,21 @@ final class RevertKeys
             source.forEachKey((array, offset, length) -> keys.add(array, offset, length, bytesStart));
         }
         return keys;
+    }
+
+    /**
+     * Whether {@link #of} can hold keys from sources of these totals, repeats included: its tables and key bytes
+     * each fit in an array. A revert checks this before it starts ({@link ChronicleKeyedStateStore#canRevertTo}), so
+     * a store it does not hold for is restored in full instead of failing every restart.
+     *
+     * @param keys           keys in all sources, repeats included.
+     * @param keyBytes       their bytes, at most.
+     * @param maxParallelism the store's number of key groups.
+     */
+    static boolean fits(final long keys, final long keyBytes, final int maxParallelism)
+    {
+        // a key group's table is a power of two below three slots a key, and at least two slots
+        return keys * 3 + 2L * maxParallelism <= MAX_ARRAY && keyBytes <= MAX_ARRAY;
     }
 
     /** @return how many keys, each counted once. */
@@ -221,9 +239,9 @@ final class RevertKeys
     }
 
     /** @return the smallest power of two at least half again as large as {@code keys} (at most two thirds full). */
-    private static long tableSize(final int keys)
+    private static long tableSize(final long keys)
     {
-        final long wanted = Math.max(2, keys + (keys + 1L) / 2);
+        final long wanted = Math.max(2, keys + (keys + 1) / 2);
         return Long.highestOneBit(wanted - 1) << 1;
     }
 

@@ -82,8 +82,9 @@ final class SnapshotRestore
     /**
      * Local recovery's second step: inserts, from the snapshots, only the entries of the (state, key) pairs given,
      * into the maps they already have, the way {@link #restore} inserts them (as stored bytes; counters too, none kept
-     * out of a map). The caller removed every given pair first, from the maps and the hot-key fronts, so nothing is
-     * shadowed and a map state's entries join a fresh stored value.
+     * out of a map). The caller removed first every given pair that a plain write would not replace (keys of map
+     * states, whose entries join a fresh stored value; keys in a front of boxed entries); a whole value overwrites its
+     * map entry, and a counter marked {@link RevertKeys#IN_FRONT} is overwritten in its front.
      *
      * @param snapshots   the full snapshots of the checkpoint being reverted to.
      * @param only        per state name, the stored keys to insert; a state not named here is skipped whole.
@@ -146,7 +147,7 @@ final class SnapshotRestore
                     targets[i] = wanted[i] == null ? null : targetOf.apply(metas.get(i));
                     skipped[i] = targets[i] == null;
                     removeFound[i] = filter.removeFound().contains(name);
-                    fronts[i] = holdsCounters(metas.get(i)) ? filter.countersOf().apply(name) : null;
+                    fronts[i] = filter.countersOf().apply(name);
                 }
             }
             snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
@@ -180,16 +181,18 @@ final class SnapshotRestore
                     }
                 }
                 inserted[0]++;
-                if (fronts[stateIndex] != null && slot >= 0 && keysWanted.marked(slot, RevertKeys.IN_FRONT) &&
-                    keyLength == Long.BYTES && valueLength == Long.BYTES)
+                if (slot >= 0 && keysWanted.marked(slot, RevertKeys.IN_FRONT))
                 {
+                    // marked only for a declared value state of counters whose keys are 8 bytes (LocalRevert), so
+                    // fronts[stateIndex] is that state and the key is 8 bytes here too (it matched the stored key)
+                    final ChronicleValueState<?> inFront = fronts[stateIndex];
                     final long counterKey = bytes.getLong(keyOffset);
-                    if (fronts[stateIndex].revertInFront(counterKey, bytes.getLong(valueOffset)))
+                    if (valueLength == Long.BYTES && inFront.revertInFront(counterKey, bytes.getLong(valueOffset)))
                     {
                         return;
                     }
                     // the value cannot be held unboxed: it goes to the map, where the front no longer shadows it
-                    fronts[stateIndex].takeOutOfFront(counterKey, key);
+                    inFront.takeOutOfFront(counterKey, key);
                 }
                 if (metas.get(stateIndex).kind() == StateKind.MAP)
                 {

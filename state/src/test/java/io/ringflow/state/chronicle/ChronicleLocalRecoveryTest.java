@@ -294,6 +294,18 @@ class ChronicleLocalRecoveryTest
                     operate(attempt, model, onReverted, keySpace);
                     operate(restored, restoredModel, onRestored, keySpace);
                 }
+                // a delta against the reverted checkpoint, on top of that checkpoint's chain, restores exactly what the
+                // reverted store holds now: the revert's stamps and change sets let no changed key out
+                final byte[] delta = SnapshotContents.write(store.incrementalSnapshot(nextId++, checkpoint));
+                written.add(java.util.concurrent.CompletableFuture.completedFuture(delta));
+                final List<Integer> withDelta = new ArrayList<>(chains.get(completed));
+                withDelta.add(written.size() - 1);
+                final ChronicleKeyedStateStore fromDelta = open(config);
+                fromDelta.restore(List.of(chainOf(withDelta, written)));
+                assertThat(decode(fromDelta, nextId++)).as("seed %d cycle %d: the delta after the revert", seed, cycle)
+                    .isEqualTo(model.expected());
+                stores.remove(fromDelta);
+                fromDelta.close();
                 assertThat(decode(store, nextId++)).as("seed %d cycle %d: reverted, then written", seed, cycle)
                     .isEqualTo(model.expected()).isEqualTo(decode(restoredStore, nextId++));
                 random.nextLong();

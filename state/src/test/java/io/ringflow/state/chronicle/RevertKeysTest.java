@@ -2,7 +2,7 @@ package io.ringflow.state.chronicle;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,14 +20,15 @@ class RevertKeysTest
 {
     private static final int KEY_GROUPS = 128;
 
-    @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4})
-    void holdsEveryKeyOfItsSourcesOnceFindsOnlyThoseAndKeepsEachKeysMarks(final long seed)
+    @ParameterizedTest(name = "seed {0}, {1} key groups")
+    @CsvSource({"1, 128", "2, 128", "3, 32768", "4, 32768", "5, 3"})
+    void holdsEveryKeyOfItsSourcesOnceFindsOnlyThoseAndKeepsEachKeysMarks(final long seed, final int keyGroups)
     {
         final SplittableRandom random = new SplittableRandom(seed);
         // overlapping sources (a key changed in several intervals, or in a front and a map), keys of every length
-        // from the bare key group up, crowded into a few key groups or spread over all of them
-        final int groups = random.nextBoolean() ? 3 : KEY_GROUPS;
+        // from the bare key group up, crowded into a few key groups or spread over all of them (past 255, the key
+        // group's second byte counts)
+        final int groups = random.nextBoolean() ? Math.min(3, keyGroups) : keyGroups;
         final List<ChangedKeySet> sources = new ArrayList<>();
         final List<PreservedKey> recorded = new ArrayList<>();
         final Set<PreservedKey> model = new HashSet<>();
@@ -47,7 +48,7 @@ class RevertKeysTest
             sources.add(source);
         }
 
-        final RevertKeys keys = RevertKeys.of(sources, KEY_GROUPS);
+        final RevertKeys keys = RevertKeys.of(sources, keyGroups);
 
         assertThat(keys.size()).isEqualTo(model.size());
         final Map<PreservedKey, Integer> slots = new HashMap<>();
@@ -122,6 +123,24 @@ class RevertKeysTest
         assertThatThrownBy(() -> RevertKeys.of(List.of(pastTheLast), KEY_GROUPS))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("key group 128 in a store of 128 key groups");
+    }
+
+    @Test
+    void aStoredKeysGroupIsReadAtItsOffsetBothBytesLittleEndian()
+    {
+        final byte[] bytes = {9, 0x2C, 0x01, 7, (byte)0xFF, 0x7F};
+
+        assertThat(StoredKeyLayout.keyGroup(bytes, 1)).isEqualTo(300);
+        assertThat(StoredKeyLayout.keyGroup(bytes, 4)).isEqualTo(32767);
+        assertThat(StoredKeyLayout.keyGroup(new byte[] {0x2C, 0x01})).isEqualTo(300);
+    }
+
+    @Test
+    void fitsOnlyWhatItsArraysCanHold()
+    {
+        assertThat(RevertKeys.fits(1_000_000, 12_000_000, 128)).isTrue();
+        assertThat(RevertKeys.fits(800_000_000, 1_000, 128)).as("table slots").isFalse();
+        assertThat(RevertKeys.fits(1_000, 3_000_000_000L, 128)).as("key bytes").isFalse();
     }
 
     /** A stored key: a key group in [0, groups), then 0 to 12 bytes, rarely up to 300, from a small alphabet. */
