@@ -8,15 +8,16 @@ import io.ringflow.engine.checkpoint.barrier.AbortReason;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.CheckpointStorage;
 
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.LongHashSet;
+
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -84,10 +85,12 @@ public final class CheckpointCoordinator implements CheckpointGateway
     private final ArrayDeque<TriggerRequest> waitingSavepoints = new ArrayDeque<>();
     /** Checkpoint triggers waiting for their turn, in the order asked. Under {@link #lock}. */
     private final ArrayDeque<TriggerRequest> waitingCheckpoints = new ArrayDeque<>();
-    /** Per checkpoint, the snapshot writes under way. Under {@link #lock}. */
-    private final Map<Long, Integer> writesInFlight = new HashMap<>();
+    /** {@link #writesInFlight}'s missing value: a checkpoint with no write under way has no entry. */
+    private static final long NO_WRITES = 0;
+    /** Per checkpoint, the snapshot writes under way (primitive: no object per write). Under {@link #lock}. */
+    private final Long2LongHashMap writesInFlight = new Long2LongHashMap(NO_WRITES);
     /** Ended checkpoints whose files are deleted when their last write ends. Under {@link #lock}. */
-    private final Set<Long> discardWhenWritten = new HashSet<>();
+    private final LongHashSet discardWhenWritten = new LongHashSet();
     private final int retained;
     private final int tolerableFailures;
     private final int maxConcurrent;
@@ -352,7 +355,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
             {
                 return false;
             }
-            writesInFlight.merge(checkpointId, 1, Integer::sum);
+            writesInFlight.put(checkpointId, writesInFlight.get(checkpointId) + 1);
             return true;
         }
     }
@@ -369,9 +372,10 @@ public final class CheckpointCoordinator implements CheckpointGateway
         final boolean discard;
         synchronized (lock)
         {
-            final Integer left = writesInFlight.merge(checkpointId, -1, Integer::sum);
-            if (left != null && left > 0)
+            final long left = writesInFlight.get(checkpointId) - 1;
+            if (left > 0)
             {
+                writesInFlight.put(checkpointId, left);
                 return;
             }
             writesInFlight.remove(checkpointId);
@@ -628,22 +632,28 @@ public final class CheckpointCoordinator implements CheckpointGateway
      */
     private Set<Long> pinnedCheckpoints()
     {
-        final Set<Long> pinned = new HashSet<>();
         synchronized (lock)
         {
+            // none without incremental checkpoints: no set is built for every prune
+            Set<Long> pinned = null;
             if (latestBase != null)
             {
+                pinned = new HashSet<>();
                 pinned.add(latestBase.checkpointId());
             }
             for (final PendingCheckpoint other : pending.values())
             {
                 if (other.incrementalBase != null)
                 {
+                    if (pinned == null)
+                    {
+                        pinned = new HashSet<>();
+                    }
                     pinned.add(other.incrementalBase.checkpointId());
                 }
             }
+            return pinned == null ? Set.of() : pinned;
         }
-        return pinned;
     }
 
     /**
