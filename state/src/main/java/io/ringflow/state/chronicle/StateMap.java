@@ -519,14 +519,20 @@ final class StateMap
     List<Set<PreservedKey>> changesSince(final long baseCheckpointId)
     {
         final List<Set<PreservedKey>> since = new ArrayList<>(sealed.size());
+        addSealedSince(baseCheckpointId, since);
+        return since;
+    }
+
+    /** Adds the sealed intervals after {@code baseCheckpointId}'s barrier to {@code into}, oldest first. */
+    private void addSealedSince(final long baseCheckpointId, final List<? super ChangedKeySet> into)
+    {
         for (final SealedChanges interval : sealed)
         {
             if (interval.checkpointId() > baseCheckpointId)
             {
-                since.add(interval.keys());
+                into.add(interval.keys());
             }
         }
-        return since;
     }
 
     /**
@@ -542,13 +548,7 @@ final class StateMap
         {
             all.add(changes);
         }
-        for (final SealedChanges interval : sealed)
-        {
-            if (interval.checkpointId() > baseCheckpointId)
-            {
-                all.add(interval.keys());
-            }
-        }
+        addSealedSince(baseCheckpointId, all);
         return all;
     }
 
