@@ -251,6 +251,8 @@ public final class ExactlyOnceHarness
             final long restartsBefore = job.mxBean().getRestartCount();
             stateBytes = job.mxBean().getLastCheckpointStateBytes();
             inFlightBytes = job.mxBean().getLastCheckpointInFlightBytes();
+            out.printf(Locale.ROOT, "failure %d; the last completed checkpoint: %s%n", f + 1,
+                job.mxBean().getLastCheckpointSummary());
             firstView.set(0);
             final long failedAt = System.nanoTime();
             armed.set(true);

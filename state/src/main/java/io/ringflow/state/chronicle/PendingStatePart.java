@@ -275,13 +275,27 @@ abstract class PendingStatePart
         {
             return true;
         }
-        final KeyGroupBuckets.LongRun run = overlay.sortedLongRun(stateIndex, into.range());
+        final KeyGroupBuckets.LongRun run = overlayLongRun(stateIndex, into);
         if (run == null)
         {
             return false;
         }
         into.addLongRun(run);
         return true;
+    }
+
+    /**
+     * Flusher, at most once, in place of {@link #encodedOverlay()}: the overlay's entries as one run sorted by key
+     * group, when it is a front of {@code Long} counters of the built-in codec ({@link FrontOverlay#sortedLongRun}),
+     * not yet added to {@code into}.
+     *
+     * @param stateIndex the state's index in the snapshot.
+     * @param into       where the entries go (for its key groups).
+     * @return the run, or null when there is no overlay or it is not such a front (nothing read then).
+     */
+    final KeyGroupBuckets.LongRun overlayLongRun(final int stateIndex, final KeyGroupBuckets into)
+    {
+        return overlay == null ? null : overlay.sortedLongRun(stateIndex, into.range());
     }
 
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */

@@ -23,10 +23,11 @@ import java.util.function.Consumer;
  *   needs preserving); for each live
  *   entry it emits the preserved value if there is one (removing it), else the live value. After the last segment
  *   it emits the preserved values that remain (keys deleted since the barrier) and stops the task preserving.</li>
- *   <li>Hot keys: the flusher first encodes the state's {@link FrontOverlay} (its hot-key front at the barrier),
- *   skips every live or preserved entry whose key is in it (still removing the preserved one, as above), and emits
- *   the overlay's entries last. Each key is emitted once: an overlay key only from the overlay, any other key as
- *   above.</li>
+ *   <li>Hot keys: the flusher first reads the state's {@link FrontOverlay} (its hot-key front at the barrier):
+ *   encoded into a map of stored keys, or, for a front of {@code Long} counters of the built-in codecs, as a run
+ *   sorted by key group whose keys it probes as longs ({@link LongKeyFilter}). It skips every live or preserved
+ *   entry whose key is in it (still removing the preserved one, as above), and emits the overlay's entries last.
+ *   Each key is emitted once: an overlay key only from the overlay, any other key as above.</li>
  * </ul>
  *
  * <p>Thread contract: as {@link PendingStatePart}; {@link #mayNotHaveRead} on the task thread.
@@ -120,35 +121,68 @@ final class PendingStateSnapshot extends PendingStatePart
                 return;
             }
         }
-        final Map<PreservedKey, byte[]> front = encodedOverlay();
-        // segments were occupied at the barrier, so the map existed then
-        final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
-        final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front);
-        for (int word = 0; word < occupied.length; word++)
+        // a front of Long counters is read as a sorted run and its keys probed as longs; any other front is encoded
+        // into a map of stored keys
+        final KeyGroupBuckets.LongRun frontRun = overlayLongRun(stateIndex, into);
+        final LongKeyFilter frontKeys = frontRun == null ? null : LongKeyFilter.of(frontRun.keys(), frontRun.size());
+        try
         {
-            for (long bits = occupied[word]; bits != 0; bits &= bits - 1)
+            final Map<PreservedKey, byte[]> front = frontRun == null ? encodedOverlay() : Map.of();
+            // segments were occupied at the barrier, so the map existed then
+            final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
+            final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front, frontKeys);
+            for (int word = 0; word < occupied.length; word++)
             {
-                visitSegment(map, visitor, stateIndex, observer, word << 6 | Long.numberOfTrailingZeros(bits));
+                for (long bits = occupied[word]; bits != 0; bits &= bits - 1)
+                {
+                    visitSegment(map, visitor, stateIndex, observer, word << 6 | Long.numberOfTrailingZeros(bits));
+                }
             }
-        }
-        readSegments = Integer.MAX_VALUE;
-        for (final Map.Entry<PreservedKey, byte[]> deleted : preserved.entrySet())
-        {
-            final byte[] value = deleted.getValue();
-            final PreservedKey key = deleted.getKey();
-            if (value != ABSENT && !front.containsKey(key))
+            readSegments = Integer.MAX_VALUE;
+            for (final Map.Entry<PreservedKey, byte[]> deleted : preserved.entrySet())
             {
+                final byte[] value = deleted.getValue();
+                final PreservedKey key = deleted.getKey();
+                if (value != ABSENT && !inFront(front, frontKeys, key.bytes(), key.length(), key))
+                {
+                    emit(into, stateIndex, key.keyGroup(), key.bytes(), key.length(), value, value.length);
+                }
+            }
+            preserved.clear();
+            preservedBytes.set(0);
+            if (frontRun != null)
+            {
+                // a full snapshot emits no tombstone, so the run may come first in its key groups
+                into.addLongRun(frontRun);
+            }
+            for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
+            {
+                final PreservedKey key = hot.getKey();
+                final byte[] value = hot.getValue();
                 emit(into, stateIndex, key.keyGroup(), key.bytes(), key.length(), value, value.length);
             }
         }
-        preserved.clear();
-        preservedBytes.set(0);
-        for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
+        finally
         {
-            final PreservedKey key = hot.getKey();
-            final byte[] value = hot.getValue();
-            emit(into, stateIndex, key.keyGroup(), key.bytes(), key.length(), value, value.length);
+            if (frontKeys != null)
+            {
+                frontKeys.release();
+            }
         }
+    }
+
+    /**
+     * @param front     the encoded overlay, when {@code frontKeys} is null.
+     * @param frontKeys the keys of an overlay of {@code Long} counters, or null.
+     * @param key       a stored key, from index 0.
+     * @param length    its length.
+     * @param probe     a probe holding the same key, for {@code front}.
+     * @return whether the overlay holds the key: its value there is newer than the map's, live or preserved.
+     */
+    private static boolean inFront(final Map<PreservedKey, byte[]> front, final LongKeyFilter frontKeys,
+        final byte[] key, final int length, final PreservedKey probe)
+    {
+        return frontKeys != null ? frontKeys.containsStored(key, length) : front.containsKey(probe);
     }
 
     @Override
@@ -183,14 +217,17 @@ final class PendingStateSnapshot extends PendingStatePart
         private final EncodedBytes value = new EncodedBytes(256);
         private final PreservedKey probe = new PreservedKey();
         private final Map<PreservedKey, byte[]> front;
+        private final LongKeyFilter frontKeys;
         int segment;
         boolean firstEntry;
 
-        SegmentVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front)
+        SegmentVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front,
+            final LongKeyFilter frontKeys)
         {
             this.stateIndex = stateIndex;
             this.into = into;
             this.front = front;
+            this.frontKeys = frontKeys;
         }
 
         @Override
@@ -208,7 +245,7 @@ final class PendingStateSnapshot extends PendingStatePart
             {
                 preservedBytes.addAndGet(-preservedSize(key.length(), atBarrier));
             }
-            if (front.containsKey(probe))
+            if (inFront(front, frontKeys, key.array(), key.length(), probe))
             {
                 // a hot key: its front value is newer than the map's, live or preserved, and is emitted at the end
                 return;
