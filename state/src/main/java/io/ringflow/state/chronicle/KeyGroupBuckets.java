@@ -300,8 +300,8 @@ final class KeyGroupBuckets implements AutoCloseable
 
     /**
      * Adds a run of {@code Long} entries sorted by key group, written before the entries added to each key group's
-     * bucket. Not for a state that also emits tombstones here: a delta's tombstone must come before the entries of
-     * its key and state that follow it.
+     * bucket. Not for a key that also gets a tombstone here: a delta's tombstone must come before the entries of its
+     * key and state that follow it (a delta skips its run's keys among its changed keys).
      *
      * @param run the entries; its key groups are this range's.
      */

@@ -6,9 +6,10 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * The keys of a hot-key front of {@code Long} counters at a barrier, for the flusher of a full snapshot to skip their
- * (stale) map entries: an open-addressing set of {@code long}s, at most half full, in one array of the flusher's
- * {@link RunArrays} pool, built from the front's {@link KeyGroupBuckets.LongRun}.
+ * The keys of a hot-key front of {@code Long} counters at a barrier, for a snapshot's flusher to skip their (stale)
+ * map entries, or a delta's flusher its changed keys that the front holds: an open-addressing set of {@code long}s,
+ * at most half full, in one array of the flusher's {@link RunArrays} pool, built from the front's
+ * {@link KeyGroupBuckets.LongRun}.
  *
  * <p>It replaces, for such fronts, a {@code HashMap} of encoded keys: at ten million keys with a fifth of them in the
  * front, building that map and probing it once for each entry the snapshot's scan reads took about a quarter of the

@@ -103,7 +103,38 @@ final class PendingStateDelta extends PendingStatePart
             release();
             return;
         }
-        final Map<PreservedKey, byte[]> front = encodedOverlay();
+        // a front of Long counters is read as a sorted run and its keys probed as longs (no key of the run gets a
+        // tombstone here: it is skipped below); any other front is encoded into a map of stored keys
+        final KeyGroupBuckets.LongRun frontRun = overlayLongRun(stateIndex, into);
+        final LongKeyFilter frontKeys = frontRun == null ? null : LongKeyFilter.of(frontRun.keys(), frontRun.size());
+        try
+        {
+            collectChanged(stateIndex, into, observer, frontRun == null ? encodedOverlay() : Map.of(), frontKeys);
+            if (frontRun != null)
+            {
+                into.addLongRun(frontRun);
+            }
+        }
+        finally
+        {
+            if (frontKeys != null)
+            {
+                frontKeys.release();
+            }
+        }
+        release();
+    }
+
+    /**
+     * Emits every changed key but the overlay's, then the overlay's entries when it is encoded ({@code front}).
+     *
+     * @param front     the encoded overlay, when {@code frontKeys} is null (else empty).
+     * @param frontKeys the keys of an overlay of {@code Long} counters emitted as a run, or null.
+     */
+    private void collectChanged(
+        final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer,
+        final Map<PreservedKey, byte[]> front, final LongKeyFilter frontKeys)
+    {
         final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
@@ -111,7 +142,7 @@ final class PendingStateDelta extends PendingStatePart
         {
             for (final PreservedKey changedKey : keys)
             {
-                if (front.containsKey(changedKey))
+                if (inFront(front, frontKeys, changedKey.bytes(), changedKey.length(), changedKey))
                 {
                     // emitted from the overlay below, whatever the map holds
                     continue;
@@ -173,7 +204,6 @@ final class PendingStateDelta extends PendingStatePart
             final byte[] hotValue = hot.getValue();
             emitKey(into, stateIndex, hot.getKey(), hotValue, hotValue.length);
         }
-        release();
     }
 
     /** Emits one changed key: tombstone, value, or (map state) tombstone then its user keys. */

@@ -163,10 +163,21 @@ abstract class PendingStatePart
      */
     final void preserve(final PreservedKey key, final byte[] value)
     {
+        preserving(key);
         if (preserved.putIfAbsent(key, value) == null)
         {
             preservedBytes.addAndGet(preservedSize(key.length(), value));
         }
+    }
+
+    /**
+     * Task thread, holding the key's segment update lock, in {@link #preserve} before the copy is stored: a hook for a
+     * part that keeps an index of what it preserved. Does nothing here.
+     *
+     * @param key the key about to be preserved.
+     */
+    void preserving(final PreservedKey key)
+    {
     }
 
     /**
@@ -263,7 +274,7 @@ abstract class PendingStatePart
     /**
      * Flusher: emits the overlay's entries as one run sorted by key group ({@link KeyGroupBuckets#addLongRun}), when
      * it is a front of {@code Long} counters of the built-in codec. The caller makes sure that this part emits no
-     * tombstone (the run is written before the key group's other entries).
+     * tombstone for a key of the run (the run is written before the key group's other entries).
      *
      * @param stateIndex the state's index in the snapshot.
      * @param into       where the entries go.
@@ -296,6 +307,20 @@ abstract class PendingStatePart
     final KeyGroupBuckets.LongRun overlayLongRun(final int stateIndex, final KeyGroupBuckets into)
     {
         return overlay == null ? null : overlay.sortedLongRun(stateIndex, into.range());
+    }
+
+    /**
+     * @param front     the encoded overlay, when {@code frontKeys} is null.
+     * @param frontKeys the keys of an overlay of {@code Long} counters, or null.
+     * @param key       a stored key, from index 0.
+     * @param length    its length.
+     * @param probe     a probe holding the same key, for {@code front}.
+     * @return whether the overlay holds the key: its value there is newer than the map's, live or preserved.
+     */
+    static boolean inFront(final Map<PreservedKey, byte[]> front, final LongKeyFilter frontKeys,
+        final byte[] key, final int length, final PreservedKey probe)
+    {
+        return frontKeys != null ? frontKeys.containsStored(key, length) : front.containsKey(probe);
     }
 
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */

@@ -5,6 +5,8 @@ import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -35,6 +37,15 @@ import java.util.function.Consumer;
 final class PendingStateSnapshot extends PendingStatePart
 {
     /**
+     * From this many map entries at the barrier on, the keys preserved are also marked in {@link #preservedFilter}.
+     * Below it the map of preserved copies stays small enough for the cache, and no filter is allocated.
+     */
+    static final long FILTER_FROM_ENTRIES = 1 << 16;
+    /** The filter's largest size: 2^27 bits, 16 MB, from about 134 million map entries on. */
+    private static final int MAX_FILTER_BITS_LOG2 = 27;
+    private static final VarHandle FILTER_WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    /**
      * The flusher has read (or, seen from a thread holding a segment lock it needs, finished reading) every segment
      * below this. Raised to {@code s + 1} by the flusher at the first entry of each non-empty segment {@code s}, while
      * it holds that segment's update lock; read by the task thread while it holds a segment's update lock; then set
@@ -47,6 +58,23 @@ final class PendingStateSnapshot extends PendingStatePart
      * segments belong to later snapshots.
      */
     private final long[] occupied;
+    /**
+     * log2 of the number of bits of {@link #preservedFilter}, about one a map entry at the barrier; 0 for a map
+     * below {@link #FILTER_FROM_ENTRIES} entries, which has no filter.
+     */
+    private final int filterBitsLog2;
+    /**
+     * One bit per hash of every key preserved so far (a Bloom filter with one hash function): a clear bit means the
+     * key is not in {@link #preserved}, so neither the flusher, for each entry it reads, nor the task, for each write
+     * to a segment not read yet, needs to probe that map, whose table at millions of copies misses the cache on every
+     * probe. Allocated by the task at its first copy (not at the barrier: the synchronous part stays O(1)), null until
+     * then. Bits are set by the task (atomic or) while it holds the key's segment update lock, before the copy is
+     * stored, and read by the flusher while it holds the same lock, so a copy the flusher may need is always marked
+     * (the segment lock orders the task's marking before the flusher's read; a reference still null means nothing
+     * was preserved before). Bits are never cleared: a copy the flusher removed leaves a false positive, which only
+     * costs a probe.
+     */
+    private volatile long[] preservedFilter;
 
     /**
      * @param state       the state.
@@ -61,6 +89,53 @@ final class PendingStateSnapshot extends PendingStatePart
     {
         super(state, meta, ttlMillis, barrierTime, overlay, state.entryCount());
         this.occupied = state.occupiedSegments();
+        final long entries = state.entryCount();
+        this.filterBitsLog2 = entries < FILTER_FROM_ENTRIES ? 0 :
+            Math.min(MAX_FILTER_BITS_LOG2, Long.SIZE - Long.numberOfLeadingZeros(entries - 1));
+    }
+
+    @Override
+    void preserving(final PreservedKey key)
+    {
+        if (filterBitsLog2 == 0)
+        {
+            return;
+        }
+        long[] filter = preservedFilter;
+        if (filter == null)
+        {
+            filter = new long[1 << (filterBitsLog2 - 6)];
+            preservedFilter = filter;
+        }
+        final int bit = filterBit(key.hashCode());
+        FILTER_WORDS.getAndBitwiseOr(filter, bit >>> 6, 1L << bit);
+    }
+
+    /**
+     * Task thread or flusher, holding the key's segment update lock.
+     *
+     * @param key a probe for the key.
+     * @return false when the key was never preserved for this snapshot; true when it may have been.
+     */
+    private boolean mayHavePreserved(final PreservedKey key)
+    {
+        if (filterBitsLog2 == 0)
+        {
+            return true;
+        }
+        final long[] filter = preservedFilter;
+        if (filter == null)
+        {
+            return false;
+        }
+        final int bit = filterBit(key.hashCode());
+        return ((long)FILTER_WORDS.getVolatile(filter, bit >>> 6) & 1L << bit) != 0;
+    }
+
+    /** @return the filter's bit of a key's hash: its top bits after a multiplicative mix. */
+    private int filterBit(final int hash)
+    {
+        return (hash * 0x9E3779B9) >>> (Integer.SIZE - filterBitsLog2);
     }
 
     private void visitSegment(final ChronicleMap<EncodedBytes, EncodedBytes> map, final SegmentVisitor visitor,
@@ -89,7 +164,7 @@ final class PendingStateSnapshot extends PendingStatePart
     @Override
     boolean needsPreserving(final int segment, final PreservedKey key)
     {
-        return mayNotHaveRead(segment) && !hasPreserved(key);
+        return mayNotHaveRead(segment) && !(mayHavePreserved(key) && hasPreserved(key));
     }
 
     /** @return whether no segment had held an entry at the barrier: the map was empty then. */
@@ -171,20 +246,6 @@ final class PendingStateSnapshot extends PendingStatePart
         }
     }
 
-    /**
-     * @param front     the encoded overlay, when {@code frontKeys} is null.
-     * @param frontKeys the keys of an overlay of {@code Long} counters, or null.
-     * @param key       a stored key, from index 0.
-     * @param length    its length.
-     * @param probe     a probe holding the same key, for {@code front}.
-     * @return whether the overlay holds the key: its value there is newer than the map's, live or preserved.
-     */
-    private static boolean inFront(final Map<PreservedKey, byte[]> front, final LongKeyFilter frontKeys,
-        final byte[] key, final int length, final PreservedKey probe)
-    {
-        return frontKeys != null ? frontKeys.containsStored(key, length) : front.containsKey(probe);
-    }
-
     @Override
     void release()
     {
@@ -240,7 +301,7 @@ final class PendingStateSnapshot extends PendingStatePart
                 readSegments = segment + 1;
             }
             entry.key().getUsing(key);
-            final byte[] atBarrier = preserved.remove(probe.wrap(key));
+            final byte[] atBarrier = mayHavePreserved(probe.wrap(key)) ? preserved.remove(probe) : null;
             if (atBarrier != null)
             {
                 preservedBytes.addAndGet(-preservedSize(key.length(), atBarrier));

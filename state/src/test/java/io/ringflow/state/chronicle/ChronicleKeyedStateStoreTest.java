@@ -788,24 +788,31 @@ class ChronicleKeyedStateStoreTest
     /**
      * The flusher is stopped after two segments of the live map (the middle one, and the next, which the task has
      * emptied meanwhile); at each stop the task updates, deletes, re-inserts and inserts keys in segments already read
-     * and not yet read. The snapshot must be the state at the barrier, each key once.
+     * and not yet read. The snapshot must be the state at the barrier, each key once. With as many keys at the barrier
+     * as {@link PendingStateSnapshot#FILTER_FROM_ENTRIES} or more, the copies are also marked in its filter of
+     * preserved keys, which both the task and the flusher consult before the map of copies.
      */
-    @Test
-    void writesBeforeDuringAndAfterTheFlushersVisitOfTheirSegmentLeaveTheBarrierIntact() throws Exception
+    @ParameterizedTest(name = "{0} keys at the barrier")
+    @ValueSource(ints = {4_000, 70_000})
+    void writesBeforeDuringAndAfterTheFlushersVisitOfTheirSegmentLeaveTheBarrierIntact(final int keysAtBarrier)
+        throws Exception
     {
         // every write reaches the map: no hot-key front (HotKeyFrontTest interleaves write backs with the flusher)
-        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0)
+            .withExpectedEntriesPerState(Math.max(50_000, 3 * keysAtBarrier)));
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
         final StateMap map = ((ChronicleValueState<Long>)counts).map();
         final int segments = map.created().segments();
-        assertThat(segments).as("segments of a map of 50,000 entries").isGreaterThanOrEqualTo(4);
+        assertThat(segments).as("segments of a map of 50,000 entries or more").isGreaterThanOrEqualTo(4);
         final int paused = segments / 2;
         final int emptied = paused + 1;
-        final Map<Object, Object> atBarrier = countUpTo(store, counts, 4_000);
+        final Map<Object, Object> atBarrier = countUpTo(store, counts, keysAtBarrier);
+        final long inserted = keysAtBarrier + 200;
+        final long refilled = 2L * keysAtBarrier;
         final KeyedStateSnapshot snapshot = store.snapshot(1);
 
         // before the flush starts
-        for (long key = 0; key < 4_200; key++)
+        for (long key = 0; key < inserted; key++)
         {
             store.setCurrentKey(key);
             switch ((int)(key % 10))
@@ -841,7 +848,7 @@ class ChronicleKeyedStateStoreTest
 
         // the flusher has read segments 0..paused
         assertThat(stopped.poll(60, TimeUnit.SECONDS)).isEqualTo(paused);
-        for (long key = 0; key < 6_000; key++)
+        for (long key = 0; key < keysAtBarrier * 3L / 2; key++)
         {
             store.setCurrentKey(key);
             if (segmentOf(store, map, key) == emptied)
@@ -856,7 +863,7 @@ class ChronicleKeyedStateStoreTest
                 case 3 -> counts.clear();
                 default ->
                 {
-                    if (key >= 4_200)
+                    if (key >= inserted)
                     {
                         counts.update(key);
                     }
@@ -871,7 +878,7 @@ class ChronicleKeyedStateStoreTest
 
         // the flusher has read the emptied segment: refill it, with keys it had at the barrier and new ones
         assertThat(stopped.poll(60, TimeUnit.SECONDS)).isEqualTo(emptied);
-        for (long key = 0; key < 8_000; key++)
+        for (long key = 0; key < refilled; key++)
         {
             store.setCurrentKey(key);
             if (segmentOf(store, map, key) == emptied)
