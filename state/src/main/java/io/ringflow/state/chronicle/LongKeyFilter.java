@@ -8,18 +8,24 @@ import java.util.Arrays;
 /**
  * The keys of a hot-key front of {@code Long} counters at a barrier, for a snapshot's flusher to skip their (stale)
  * map entries, or a delta's flusher its changed keys that the front holds: an open-addressing set of {@code long}s,
- * at most half full, in one array of the flusher's {@link RunArrays} pool, built from the front's
- * {@link KeyGroupBuckets.LongRun}.
+ * at most half full, built from the front's {@link KeyGroupBuckets.LongRun}. Its table is a power of two of at
+ * least twice as many slots as keys (16 to 32 bytes a key); each thread keeps the largest table it released for the
+ * next filter (not in {@link RunArrays}' pool, whose arrays are sized for runs), so a flusher holds one such table for
+ * its life and allocates none once it has one large enough.
  *
  * <p>It replaces, for such fronts, a {@code HashMap} of encoded keys: at ten million keys with a fifth of them in the
  * front, building that map and probing it once for each entry the snapshot's scan reads took about a quarter of the
  * flusher's time (an object and a node per front key; two or three cache misses a probe), where this set takes 16
- * bytes a front key, allocates nothing once the pool holds its array, and costs one cache miss a probe.
+ * to 32 bytes a front key, allocates nothing once its thread keeps a table large enough, and costs one cache miss a
+ * probe.
  *
- * <p>Thread contract: built, probed and released by one thread (the flusher), whose pool lends the array.
+ * <p>Thread contract: built, probed and released by one thread (the flusher), which lends the table.
  */
 final class LongKeyFilter
 {
+    /** The largest table a filter of this thread released; taken by the next one when large enough. */
+    private static final ThreadLocal<long[]> SPARE_TABLE = new ThreadLocal<>();
+
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
         ByteOrder.LITTLE_ENDIAN);
 
@@ -54,8 +60,19 @@ final class LongKeyFilter
             throw new IllegalArgumentException("too many keys for a filter: " + count);
         }
         final int slots = 1 << bits;
-        final long[] table = RunArrays.takeLongs(slots);
-        Arrays.fill(table, 0, slots, 0L);
+        final long[] spare = SPARE_TABLE.get();
+        final long[] table;
+        if (spare != null && spare.length >= slots)
+        {
+            SPARE_TABLE.remove();
+            table = spare;
+            // only the first slots are used; what an earlier filter left there is cleared
+            Arrays.fill(table, 0, slots, 0L);
+        }
+        else
+        {
+            table = new long[slots];
+        }
         boolean holdsZero = false;
         final int mask = slots - 1;
         final int shift = Long.SIZE - bits;
@@ -110,12 +127,19 @@ final class LongKeyFilter
             contains((long)LONG_LE.get(storedKey, StoredKeyLayout.KEY_OFFSET));
     }
 
-    /** Gives the array back to the calling thread's pool; the set must not be used after. Idempotent. */
+    /**
+     * Gives the table back to the calling thread, which keeps the larger of it and the one it kept; the set must not be
+     * used after. Idempotent.
+     */
     void release()
     {
         if (table != null)
         {
-            RunArrays.giveLongs(table);
+            final long[] kept = SPARE_TABLE.get();
+            if (kept == null || kept.length < table.length)
+            {
+                SPARE_TABLE.set(table);
+            }
             table = null;
         }
     }

@@ -28,8 +28,9 @@ import java.util.function.Consumer;
  *   <li>Hot keys: the flusher first reads the state's {@link FrontOverlay} (its hot-key front at the barrier):
  *   encoded into a map of stored keys, or, for a front of {@code Long} counters of the built-in codecs, as a run
  *   sorted by key group whose keys it probes as longs ({@link LongKeyFilter}). It skips every live or preserved
- *   entry whose key is in it (still removing the preserved one, as above), and emits the overlay's entries last.
- *   Each key is emitted once: an overlay key only from the overlay, any other key as above.</li>
+ *   entry whose key is in it (still removing the preserved one, as above), and emits the overlay's entries last (a
+ *   run is written first in each key group, which a full snapshot, having no tombstones, allows). Each key is emitted
+ *   once: an overlay key only from the overlay, any other key as above.</li>
  * </ul>
  *
  * <p>Thread contract: as {@link PendingStatePart}; {@link #mayNotHaveRead} on the task thread.
@@ -67,12 +68,13 @@ final class PendingStateSnapshot extends PendingStatePart
      * One bit per hash of every key preserved so far (a Bloom filter with one hash function): a clear bit means the
      * key is not in {@link #preserved}, so neither the flusher, for each entry it reads, nor the task, for each write
      * to a segment not read yet, needs to probe that map, whose table at millions of copies misses the cache on every
-     * probe. Allocated by the task at its first copy (not at the barrier: the synchronous part stays O(1)), null until
-     * then. Bits are set by the task (atomic or) while it holds the key's segment update lock, before the copy is
-     * stored, and read by the flusher while it holds the same lock, so a copy the flusher may need is always marked
-     * (the segment lock orders the task's marking before the flusher's read; a reference still null means nothing
-     * was preserved before). Bits are never cleared: a copy the flusher removed leaves a false positive, which only
-     * costs a probe.
+     * probe. Taken by the task from its state at its first copy ({@link StateMap#takeFilter}; not at the barrier: the
+     * synchronous part stays O(1)), null until then, and handed back cleared once the snapshot is read or released
+     * ({@link #dropFilter}). Bits are set by the task (atomic or) while it holds the key's segment update lock, before
+     * the copy is stored, and read by the flusher while it holds the same lock, so a copy the flusher may need is
+     * always marked (the segment lock orders the task's marking before the flusher's read; a reference still null
+     * means nothing was preserved before). No bit is cleared while the snapshot is pending: a copy the flusher
+     * removed leaves a false positive, which only costs a probe.
      */
     private volatile long[] preservedFilter;
 
@@ -104,7 +106,12 @@ final class PendingStateSnapshot extends PendingStatePart
         long[] filter = preservedFilter;
         if (filter == null)
         {
-            filter = new long[1 << (filterBitsLog2 - 6)];
+            if (readSegments == Integer.MAX_VALUE)
+            {
+                // read or released: nothing consults the filter any more (the copy itself is harmless)
+                return;
+            }
+            filter = state.takeFilter(1 << (filterBitsLog2 - 6));
             preservedFilter = filter;
         }
         final int bit = filterBit(key.hashCode());
@@ -225,6 +232,7 @@ final class PendingStateSnapshot extends PendingStatePart
             }
             preserved.clear();
             preservedBytes.set(0);
+            dropFilter();
             if (frontRun != null)
             {
                 // a full snapshot emits no tombstone, so the run may come first in its key groups
@@ -252,7 +260,23 @@ final class PendingStateSnapshot extends PendingStatePart
         readSegments = Integer.MAX_VALUE;
         preserved.clear();
         preservedBytes.set(0);
+        dropFilter();
         releaseOverlay();
+    }
+
+    /**
+     * Once the task no longer marks keys for this snapshot ({@link #readSegments} at its maximum) and the flusher no
+     * longer reads the filter: hands it back to the state for the next snapshot. Any thread; a second call finds it
+     * gone.
+     */
+    private void dropFilter()
+    {
+        final long[] filter = preservedFilter;
+        if (filter != null)
+        {
+            preservedFilter = null;
+            state.giveFilter(filter);
+        }
     }
 
     /**

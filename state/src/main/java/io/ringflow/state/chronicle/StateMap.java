@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -76,6 +77,11 @@ final class StateMap
     private final PreservedKey probe = new PreservedKey();
     /** Task thread: looks keys up in the change set. */
     private final PreservedKey changeProbe = new PreservedKey();
+    /**
+     * A full snapshot's filter of preserved keys, cleared, kept for the next snapshot's first copy (so the task does
+     * not allocate one under a segment lock): put by the flusher that finished with it, taken by the task.
+     */
+    private final AtomicReference<long[]> spareFilter = new AtomicReference<>();
     /** The keys changed since the last snapshot, when changes are tracked; else null. Task thread. */
     private ChangedKeySet changes;
     /**
@@ -786,6 +792,27 @@ final class StateMap
                 return;
             }
         }
+    }
+
+    /**
+     * Task thread: a cleared filter of preserved keys ({@link PendingStateSnapshot}) of exactly {@code words} words,
+     * the one kept from an earlier snapshot when it has that size, else a new one.
+     */
+    long[] takeFilter(final int words)
+    {
+        final long[] spare = spareFilter.getAndSet(null);
+        return spare != null && spare.length == words ? spare : new long[words];
+    }
+
+    /**
+     * Any thread, once nothing will read or mark {@code filter} again but, at worst, a task still marking a key of the
+     * snapshot it was taken for: a stray bit that survives the clearing only makes the next snapshot probe its copies
+     * for a key it need not, never miss one. Clears it and keeps it for the next snapshot.
+     */
+    void giveFilter(final long[] filter)
+    {
+        Arrays.fill(filter, 0L);
+        spareFilter.set(filter);
     }
 
     /** Closes the map; pending snapshots of it can no longer be written. */

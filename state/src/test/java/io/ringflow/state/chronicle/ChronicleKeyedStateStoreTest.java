@@ -806,6 +806,8 @@ class ChronicleKeyedStateStoreTest
         assertThat(segments).as("segments of a map of 50,000 entries or more").isGreaterThanOrEqualTo(4);
         final int paused = segments / 2;
         final int emptied = paused + 1;
+        assertThat(keysAtBarrier < 10_000 || keysAtBarrier >= PendingStateSnapshot.FILTER_FROM_ENTRIES)
+            .as("each size is on its side of the filter's threshold").isTrue();
         final Map<Object, Object> atBarrier = countUpTo(store, counts, keysAtBarrier);
         final long inserted = keysAtBarrier + 200;
         final long refilled = 2L * keysAtBarrier;

@@ -1,5 +1,6 @@
 package io.ringflow.state.chronicle;
 
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -11,6 +12,8 @@ import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/** A table left full of stale keys would make a probe loop forever: each test is cut off rather than hang the build. */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class LongKeyFilterTest
 {
     @ParameterizedTest(name = "seed {0}, {1} keys")
@@ -86,6 +89,37 @@ class LongKeyFilterTest
                 assertThat(filter.containsStored(longer, LongKeyFilter.STORED_LONG_KEY_LENGTH)).isTrue();
                 assertThat(filter.containsStored(longer, longer.length)).isFalse();
                 assertThat(filter.containsStored(longer, LongKeyFilter.STORED_LONG_KEY_LENGTH - 1)).isFalse();
+            }
+        }
+        finally
+        {
+            filter.release();
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @CsvSource({"21", "22"})
+    void aFilterOnATableAnEarlierOneReleasedHoldsNoneOfTheEarlierKeys(final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final long[] earlier = new long[5_000];
+        for (int i = 0; i < earlier.length; i++)
+        {
+            earlier[i] = random.nextLong() | 1;
+        }
+        // the earlier filter's table, larger than the next one needs, is kept by this thread and reused
+        LongKeyFilter.of(earlier, earlier.length).release();
+        final long[] later = {2, 4, 6};
+        final LongKeyFilter filter = LongKeyFilter.of(later, later.length);
+        try
+        {
+            for (final long key : earlier)
+            {
+                assertThat(filter.contains(key)).as("earlier key %d", key).isFalse();
+            }
+            for (final long key : later)
+            {
+                assertThat(filter.contains(key)).as("key %d", key).isTrue();
             }
         }
         finally
