@@ -49,7 +49,7 @@ final class LongKeyFilter
     /**
      * @param keys  the keys, each once (a front's keys are distinct).
      * @param count how many of {@code keys}, from index 0.
-     * @return a set of them, holding an array of the calling thread's pool until {@link #release}.
+     * @return a set of them, holding the table its thread kept (or a new one) until {@link #release}.
      */
     static LongKeyFilter of(final long[] keys, final int count)
     {

@@ -60,8 +60,9 @@ final class PendingStateSnapshot extends PendingStatePart
      */
     private final long[] occupied;
     /**
-     * log2 of the number of bits of {@link #preservedFilter}, about one a map entry at the barrier; 0 for a map
-     * below {@link #FILTER_FROM_ENTRIES} entries, which has no filter.
+     * log2 of the number of bits of {@link #preservedFilter}: the power of two at or above the entries at the barrier
+     * (one to two bits an entry; user keys for a map state, an upper bound of its stored keys); 0 for a map below
+     * {@link #FILTER_FROM_ENTRIES} entries, which has no filter.
      */
     private final int filterBitsLog2;
     /**
