@@ -265,6 +265,13 @@ public final class ExactlyOnceHarness
             recoveries.add(firstView.get() - failedAt);
             Thread.sleep(SETTLE_MILLIS);
         }
+        if (incremental)
+        {
+            // which checkpoints were deltas: the state bytes each wrote, in order
+            out.printf(Locale.ROOT, "state bytes written by each completed checkpoint kept: %s%n",
+                java.util.Arrays.stream(job.mxBean().getCheckpointHistory())
+                    .map(line -> line.replaceAll(".*state (\\d+) B.*", "$1")).toList());
+        }
         final long storesReverted = job.mxBean().getLocallyRecoveredStores();
         final long keysRewritten = job.mxBean().getLocallyRecoveredKeys();
         job.cancel();
