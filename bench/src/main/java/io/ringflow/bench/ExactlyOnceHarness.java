@@ -47,9 +47,11 @@ import java.util.stream.Stream;
  *   restarted attempt (restore from the directory included), against the number of keys in state.</li>
  * </ul>
  * Usage: {@code java -cp benchmarks.jar io.ringflow.bench.ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS} or
- * {@code ... recovery RATE KEYS FAILURES [unaligned] [local] [incremental]} (with a rate above what the job can do,
- * the rings stay full and unaligned checkpoints hold in-flight records; {@code local} turns local recovery on: the
- * restarted attempt reverts the failed attempt's store in place; {@code incremental} takes incremental checkpoints).
+ * {@code ... recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N]} (with a rate above what
+ * the job can do, the rings stay full and unaligned checkpoints hold in-flight records; {@code local} turns local
+ * recovery on: the restarted attempt reverts the failed attempt's store in place; {@code incremental} takes
+ * incremental checkpoints, a full one at least every N, by default {@link CheckpointConfig#DEFAULT_FULL_SNAPSHOT_EVERY};
+ * with {@code incremental} the harness also prints every completed checkpoint's id, MB written and seconds).
  * A plain {@code main}: both are distributions over one long run.
  */
 public final class ExactlyOnceHarness
@@ -66,16 +68,21 @@ public final class ExactlyOnceHarness
             visibility(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
         }
         else if (args.length >= 4 && "recovery".equals(args[0]) &&
-            Set.of("unaligned", "local", "incremental").containsAll(List.of(args).subList(4, args.length)))
+            List.of(args).subList(4, args.length).stream().allMatch(option ->
+                Set.of("unaligned", "local", "incremental").contains(option) || option.matches("full-every=\\d+")))
         {
             final List<String> options = List.of(args).subList(4, args.length);
+            final int fullEvery = options.stream().filter(option -> option.startsWith("full-every="))
+                .mapToInt(option -> Integer.parseInt(option.substring("full-every=".length()))).findFirst()
+                .orElse(CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY);
             recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                options.contains("unaligned"), options.contains("local"), options.contains("incremental"), out);
+                options.contains("unaligned"), options.contains("local"), options.contains("incremental"), fullEvery,
+                out);
         }
         else
         {
             System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
-                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental]");
+                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N]");
             System.exit(2);
         }
     }
@@ -136,18 +143,19 @@ public final class ExactlyOnceHarness
         final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local)
         throws Exception
     {
-        return start(rate, keys, intervalMs, dir, armed, firstView, unaligned, local, new AtomicBoolean(), false);
+        return start(rate, keys, intervalMs, dir, armed, firstView, unaligned, local, new AtomicBoolean(), false,
+            CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY);
     }
 
     private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
         final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local,
-        final AtomicBoolean lastAppSeen, final boolean incremental) throws Exception
+        final AtomicBoolean lastAppSeen, final boolean incremental, final int fullEvery) throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys))))
             .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs)).directory(dir.resolve("checkpoints"))
-                .unaligned(unaligned).localRecovery(local).incremental(incremental).build())
+                .unaligned(unaligned).localRecovery(local).incremental(incremental).fullSnapshotEvery(fullEvery).build())
             .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO))
             .build());
         env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
@@ -211,14 +219,17 @@ public final class ExactlyOnceHarness
     private static final long SETTLE_MILLIS = 10_000;
 
     static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,
-        final boolean local, final boolean incremental, final PrintStream out) throws Exception
+        final boolean local, final boolean incremental, final int fullEvery, final PrintStream out) throws Exception
     {
         final Path dir = Files.createTempDirectory("ringflow-recovery");
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong firstView = new AtomicLong();
         final AtomicBoolean lastAppSeen = new AtomicBoolean();
         final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned, local, lastAppSeen,
-            incremental);
+            incremental, fullEvery);
+        final List<String> completed = java.util.Collections.synchronizedList(new ArrayList<>());
+        job.onCheckpointCompleted(checkpoint -> completed.add(String.format(Locale.ROOT, "%d:%.0f:%.1f",
+            checkpoint.checkpointId(), checkpoint.stateSizeBytes() / 1e6, checkpoint.durationNanos() / 1e9)));
         // every key in a completed checkpoint before the first failure: the views go round the keys in order, but the
         // job may count them slower than the rate offered, so wait for the last key's first view, then for a checkpoint
         // triggered after it; and at least 5 s
@@ -267,10 +278,8 @@ public final class ExactlyOnceHarness
         }
         if (incremental)
         {
-            // which checkpoints were deltas: the state bytes each wrote, in order
-            out.printf(Locale.ROOT, "state bytes written by each completed checkpoint kept: %s%n",
-                java.util.Arrays.stream(job.mxBean().getCheckpointHistory())
-                    .map(line -> line.replaceAll(".*state (\\d+) B.*", "$1")).toList());
+            // which checkpoints were deltas: id, MB written and seconds taken by each completed one, in order
+            out.printf(Locale.ROOT, "completed checkpoints (id:MB:s): %s%n", String.join(" ", completed));
         }
         final long storesReverted = job.mxBean().getLocallyRecoveredStores();
         final long keysRewritten = job.mxBean().getLocallyRecoveredKeys();
@@ -284,7 +293,7 @@ public final class ExactlyOnceHarness
         out.printf(Locale.ROOT, "recovery, %s%s, %,d keys (%,d B of state and %,d B in flight in the last " +
                 "checkpoint), %,d views/s, %d failures: failure to first view counted again, ms: median %.1f  " +
                 "min %.1f  max %.1f  all %s%n", (unaligned ? "unaligned" : "aligned") +
-                (incremental ? ", incremental" : ""), local ? String.format(Locale.ROOT,
+                (incremental ? ", incremental, full every " + fullEvery : ""), local ? String.format(Locale.ROOT,
                 ", local recovery (%d stores reverted, %,d keys rewritten)", storesReverted, keysRewritten) : "",
             keys, stateBytes, inFlightBytes,
             rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,
