@@ -255,6 +255,7 @@ public final class ExactlyOnceHarness
         out.printf(Locale.ROOT, "all %,d keys in the last checkpoint after %.1f s%n", keys,
             (System.nanoTime() - startedAt) / 1e9);
         final List<Long> recoveries = new ArrayList<>();
+        long keysRewrittenSoFar = 0;
         long stateBytes = 0;
         long inFlightBytes = 0;
         for (int f = 0; f < failures; f++)
@@ -274,6 +275,11 @@ public final class ExactlyOnceHarness
                 Thread.sleep(1);
             }
             recoveries.add(firstView.get() - failedAt);
+            final long keysBefore = keysRewrittenSoFar;
+            keysRewrittenSoFar = job.mxBean().getLocallyRecoveredKeys();
+            out.printf(Locale.ROOT, "failure %d: %.0f ms to the first view counted again%s%n", f + 1,
+                (firstView.get() - failedAt) / 1e6, local ? String.format(Locale.ROOT, ", %,d keys rewritten",
+                    keysRewrittenSoFar - keysBefore) : "");
             Thread.sleep(SETTLE_MILLIS);
         }
         if (incremental)
