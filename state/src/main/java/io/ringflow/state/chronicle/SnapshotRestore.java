@@ -86,7 +86,8 @@ final class SnapshotRestore
      * states, whose entries join a fresh stored value; keys in a front of boxed entries); a whole value overwrites its
      * map entry, and a counter marked {@link RevertKeys#IN_FRONT} is overwritten in its front.
      *
-     * @param snapshots   the full snapshots of the checkpoint being reverted to.
+     * @param snapshots   the full snapshots of the checkpoint being reverted to; a merged chain is told to merge only
+     *                    the given pairs' entries ({@link KeyedSnapshotReader#skipUnwanted}), which it keeps doing.
      * @param only        per state name, the stored keys to insert; a state not named here is skipped whole.
      * @param mapOf       a state's existing map by name; null when the store has none (its entries are skipped:
      *                    they cannot be among the keys given).
@@ -149,6 +150,24 @@ final class SnapshotRestore
                     removeFound[i] = filter.removeFound().contains(name);
                     fronts[i] = filter.countersOf().apply(name);
                 }
+            }
+            if (filter != null)
+            {
+                // a merged chain merges only the wanted keys' entries, instead of the whole chain (which costs more
+                // than the revert itself); the visitor below still probes each entry it gets, as a file hands all
+                final EncodedBytes probe = new EncodedBytes(64);
+                snapshot.skipUnwanted((keyGroup, stateIndex, bytes, keyOffset, keyLength) ->
+                {
+                    if (skipped[stateIndex])
+                    {
+                        return false;
+                    }
+                    final RevertKeys keysWanted = wanted[stateIndex];
+                    probe.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
+                    StoredKeyLayout.putKeyGroup(probe.buffer(), keyGroup);
+                    bytes.getBytes(keyOffset, probe.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
+                    return keysWanted.slotOf(probe.array(), StoredKeyLayout.KEY_OFFSET + keyLength) >= 0;
+                });
             }
             snapshot.read(keyGroups, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
                 valueOffset, valueLength) ->

@@ -68,6 +68,12 @@ public final class KeyedSnapshotChain
                 }
 
                 @Override
+                public void skipUnwanted(final KeyedSnapshotReader.KeyFilter filter)
+                {
+                    merge.filter = filter;
+                }
+
+                @Override
                 public void close() throws IOException
                 {
                     IOException failed = null;
@@ -227,6 +233,8 @@ public final class KeyedSnapshotChain
          */
         private final LinkedHashMap<StateKey, Object> entries = new LinkedHashMap<>();
         int[] fileStates;
+        /** The keys to merge, asked by merged state index; null for all. */
+        KeyedSnapshotReader.KeyFilter filter;
 
         /** Forgets the last key group, then merges {@code group} of every file of {@code chain}, in order. */
         void read(final List<KeyedSnapshotReader> chain, final int[][] remap, final int group)
@@ -244,7 +252,13 @@ public final class KeyedSnapshotChain
             final int keyLength, final int subKeyOffset, final int subKeyLength, final int valueOffset,
             final int valueLength)
         {
-            final StateKey key = new StateKey(fileStates[stateIndex], copy(bytes, keyOffset, keyLength));
+            final int state = fileStates[stateIndex];
+            if (filter != null && !filter.wants(keyGroup, state, bytes, keyOffset, keyLength))
+            {
+                // every entry of the key is dropped, tombstones too: the merge of the keys kept is unchanged
+                return;
+            }
+            final StateKey key = new StateKey(state, copy(bytes, keyOffset, keyLength));
             if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
             {
                 entries.remove(key);

@@ -46,6 +46,27 @@ public final class KeyedSnapshotReader implements AutoCloseable
     }
 
     /**
+     * Which keys a reader's caller wants, so that a merged chain can leave the others out before merging them
+     * ({@link #skipUnwanted}).
+     *
+     * <p>Thread contract: called on the reader's thread, during a read.
+     */
+    @FunctionalInterface
+    public interface KeyFilter
+    {
+        /**
+         * @param keyGroup   the key's key group.
+         * @param stateIndex its state, an index into the reader's {@link #states()}.
+         * @param bytes      the bytes holding the encoded key; read only, and only during the call.
+         * @param keyOffset  where the encoded key starts.
+         * @param keyLength  its length.
+         * @return whether the entries of this (state, key) are wanted; the same answer for every entry of a key
+         *     while the read lasts.
+         */
+        boolean wants(int keyGroup, int stateIndex, CodecBuffer bytes, int keyOffset, int keyLength);
+    }
+
+    /**
      * The key groups of a merged chain ({@link KeyedSnapshotChain#merge}), produced one at a time when read.
      *
      * <p>Thread contract: the reader's.
@@ -58,6 +79,9 @@ public final class KeyedSnapshotReader implements AutoCloseable
          *                 nothing when every entry of the group was removed.
          */
         void writeGroup(int keyGroup, GroupBytes out);
+
+        /** @param filter the keys to merge from now on, the others dropped unmerged; null for every key. */
+        void skipUnwanted(KeyFilter filter);
     }
 
     /** A growable array a merged key group is framed into, reused from group to group. */
@@ -355,6 +379,24 @@ public final class KeyedSnapshotReader implements AutoCloseable
     public List<StateMeta> states()
     {
         return states;
+    }
+
+    /**
+     * Lets later reads leave out the entries of the (state, key)s that {@code filter} does not want. A merged chain
+     * ({@link KeyedSnapshotChain#merge}) then drops them as it reads its files, before merging: a restore that
+     * rewrites a few keys (local recovery) no longer pays for merging the whole chain. A file's reader hands every
+     * entry still, as the filter would cost what it saves there: a visitor must check the keys it wants itself and
+     * may rely only on getting every entry it wants, merged as without a filter.
+     *
+     * @param filter the keys wanted, asked about each (state, key) of each file of a chain; null to read every key
+     *               again.
+     */
+    public void skipUnwanted(final KeyFilter filter)
+    {
+        if (merged != null)
+        {
+            merged.skipUnwanted(filter);
+        }
     }
 
     /**

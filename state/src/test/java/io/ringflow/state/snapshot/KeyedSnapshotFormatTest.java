@@ -406,6 +406,51 @@ class KeyedSnapshotFormatTest
     }
 
     @Test
+    void aMergedChainToldWhichKeysAreWantedMergesOnlyThoseAndAFileStillHandsEveryEntry() throws IOException
+    {
+        final byte[] full = snapshot(false, ALL, List.of(COUNTS, TAGS),
+            new Entry(1, 0, 10, null, 100L), new Entry(1, 1, 10, 1L, 11L), new Entry(1, 1, 10, 2L, 12L),
+            new Entry(5, 0, 50, null, 500L), new Entry(9, 0, 90, null, 900L));
+        final byte[] delta = snapshot(true, ALL, List.of(TAGS, COUNTS),
+            new Entry(1, 0, 10, null, null), new Entry(1, 0, 10, 3L, 13L),
+            new Entry(5, 1, 50, null, 501L), new Entry(9, 1, 90, null, null), new Entry(9, 1, 91, null, 910L));
+        final KeyedSnapshotReader merged = KeyedSnapshotChain.merge(List.of(open(full, "full"), open(delta, "delta")),
+            ALL);
+        // wanted: counts 50 and 90 (removed by the delta), tags 10 (removed, then given user key 3)
+        final java.util.Set<String> asked = new java.util.TreeSet<>();
+        merged.skipUnwanted((group, state, bytes, keyOffset, keyLength) ->
+        {
+            final String key = merged.states().get(state).name() + "/" + bytes.getLong(keyOffset);
+            asked.add(key);
+            return key.equals("counts/50") || key.equals("counts/90") || key.equals("tags/10");
+        });
+
+        assertThat(entries(merged)).containsExactlyInAnyOrderEntriesOf(Map.of(
+            "counts/5/50/-1", 501L, "tags/1/10/3", 13L));
+        assertThat(asked).as("every key of every file asked about, by its merged state")
+            .containsExactly("counts/10", "counts/50", "counts/90", "counts/91", "tags/10");
+
+        merged.skipUnwanted(null);
+        assertThat(entries(merged)).as("every key again").isEqualTo(contents(KeyedSnapshotChain.mergeToBytes(
+            List.of(open(full, "full"), open(delta, "delta")), ALL)));
+
+        final KeyedSnapshotReader file = open(full, "full");
+        file.skipUnwanted((group, state, bytes, keyOffset, keyLength) -> false);
+        assertThat(entries(file)).as("a file's reader hands every entry").isEqualTo(contents(full));
+    }
+
+    /** (state name, key group, key, user key or -1) to value, as {@code reader} hands them. */
+    private static Map<String, Long> entries(final KeyedSnapshotReader reader)
+    {
+        final Map<String, Long> entries = new java.util.TreeMap<>();
+        reader.read(reader.range(), (group, state, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
+            valueOffset, valueLength) -> entries.put(reader.states().get(state).name() + "/" + group + "/" +
+                buffer.getLong(keyOffset) + "/" + (subKeyLength < 0 ? -1 : buffer.getLong(subKeyOffset)),
+            buffer.getLong(valueOffset)));
+        return entries;
+    }
+
+    @Test
     void aBrokenChainIsCorruptAndATombstoneNeedsADelta() throws IOException
     {
         final byte[] full = snapshot(false, ALL, List.of(COUNTS), new Entry(1, 0, 10, null, 100L));
