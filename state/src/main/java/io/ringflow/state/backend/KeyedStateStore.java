@@ -287,7 +287,20 @@ public interface KeyedStateStore extends AutoCloseable
      */
     default boolean canRevertTo(final long checkpointId)
     {
-        return false;
+        return whyNotRevertibleTo(checkpointId) == null;
+    }
+
+    /**
+     * Local recovery: why {@link #revertTo} cannot bring this store back to a checkpoint, for the log line of a store
+     * restored in full instead. Same calling contract as {@link #canRevertTo}.
+     *
+     * @param checkpointId a completed checkpoint.
+     * @return null when {@link #canRevertTo} is true; otherwise the reason, a phrase that reads on after "cannot be
+     *     reverted to checkpoint N: ".
+     */
+    default String whyNotRevertibleTo(final long checkpointId)
+    {
+        return "this backend does not track changes, so it is never reverted in place";
     }
 
     /**

@@ -721,18 +721,37 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public boolean canRevertTo(final long checkpointId)
     {
-        if (closed || !bases.isBase(checkpointId) || changesOverflowedSince(checkpointId))
+        return whyNotRevertibleTo(checkpointId) == null;
+    }
+
+    @Override
+    public String whyNotRevertibleTo(final long checkpointId)
+    {
+        if (closed)
         {
-            return false;
+            return "the store is closed";
+        }
+        if (!bases.isBase(checkpointId))
+        {
+            return bases.tracking() ? "the store did not take that checkpoint's snapshot, or has forgotten the " +
+                "changes since (a restore, a revert to another checkpoint, or more than " +
+                IncrementalBases.MAX_POSSIBLE_BASES + " snapshots taken after it)" :
+                "the store does not track changes";
+        }
+        if (changesOverflowedSince(checkpointId))
+        {
+            return "more keys changed since its barrier than the store tracks (change sets are bounded by a " +
+                "sixteenth of the heap; a larger heap or more frequent checkpoints keep them within it)";
         }
         for (final StateMap map : maps.values())
         {
             if (map.hasPending())
             {
-                return false;
+                return "a snapshot of state '" + map.name() + "' is still pending";
             }
         }
-        return revert.fits(checkpointId);
+        return revert.fits(checkpointId) ? null : "the keys changed since its barrier do not fit in the revert's " +
+            "arrays (2^31 table slots or key bytes)";
     }
 
     /**
@@ -746,11 +765,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     {
         releaseHeld();
         checkOpen();
-        if (!canRevertTo(checkpointId))
+        final String refusal = whyNotRevertibleTo(checkpointId);
+        if (refusal != null)
         {
             throw new IllegalStateException(this + " cannot be reverted to checkpoint " + checkpointId + ": " +
-                (bases.isBase(checkpointId) ? "a snapshot of it is still pending" :
-                "it did not take that snapshot while tracking changes, or forgot them since"));
+                refusal);
         }
         final long reverted = revert.revert(checkpointId, snapshots);
         // the store holds exactly the checkpoint's snapshot again: the next delta may build on it

@@ -281,6 +281,7 @@ class BoundedMemorySnapshotTest
         }
         assertThat(store.canSnapshotIncrementally(1)).as("200 keys changed, 100 tracked").isFalse();
         assertThat(store.canRevertTo(1)).isFalse();
+        assertThat(store.whyNotRevertibleTo(1)).contains("more keys changed since its barrier than the store tracks");
         final byte[] second = SnapshotContents.take(store, 2);
         assertThat(SnapshotContents.reader(second).isDelta()).isFalse();
         assertThat(store.canSnapshotIncrementally(1)).as("the overflowed interval is sealed").isFalse();

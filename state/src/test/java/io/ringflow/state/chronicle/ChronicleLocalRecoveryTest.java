@@ -365,6 +365,7 @@ class ChronicleLocalRecoveryTest
         final ChronicleKeyedStateStore untracked = open(ChronicleStateConfig.defaults());
         final byte[] taken = SnapshotContents.take(untracked, 1);
         assertThat(untracked.canRevertTo(1)).isFalse();
+        assertThat(untracked.whyNotRevertibleTo(1)).isEqualTo("the store does not track changes");
         assertThatThrownBy(() -> untracked.revertTo(1, List.of(SnapshotContents.reader(taken))))
             .isInstanceOf(IllegalStateException.class).hasMessageContaining("checkpoint 1");
 
@@ -375,9 +376,12 @@ class ChronicleLocalRecoveryTest
         counts.update(1L);
         final byte[] first = SnapshotContents.take(store, 1);
         assertThat(store.canRevertTo(1)).isTrue();
+        assertThat(store.whyNotRevertibleTo(1)).isNull();
         assertThat(store.canRevertTo(2)).as("never taken").isFalse();
+        assertThat(store.whyNotRevertibleTo(2)).contains("did not take that checkpoint's snapshot");
         final KeyedStateSnapshot pending = store.snapshot(2);
         assertThat(store.canRevertTo(1)).as("a snapshot is pending").isFalse();
+        assertThat(store.whyNotRevertibleTo(1)).isEqualTo("a snapshot of state 'counts' is still pending");
         assertThatThrownBy(() -> store.revertTo(1, List.of(SnapshotContents.reader(first))))
             .isInstanceOf(IllegalStateException.class).hasMessageContaining("pending");
         pending.release();
@@ -391,6 +395,9 @@ class ChronicleLocalRecoveryTest
         assertThat(store.canRevertTo(1)).as("it holds checkpoint 1 again: a base").isTrue();
         store.forgetAllChanges();
         assertThat(store.canRevertTo(1)).as("forgotten").isFalse();
+        assertThat(store.whyNotRevertibleTo(1)).contains("forgotten");
+        store.close();
+        assertThat(store.whyNotRevertibleTo(1)).isEqualTo("the store is closed");
     }
 
     private static KeyedSnapshotReader chainOf(final List<Integer> chain, final List<Future<byte[]>> written)

@@ -442,7 +442,9 @@ public final class Deployer
         if (localStores != null)
         {
             final KeyedStateStore kept = localStores.take(node.uid(), subtask, range);
-            if (kept != null && restorer != null && kept.canRevertTo(restorer.checkpointId()))
+            final String refusal = kept == null || restorer == null ? null :
+                kept.whyNotRevertibleTo(restorer.checkpointId());
+            if (kept != null && restorer != null && refusal == null)
             {
                 execution.keepOnFailure(node.uid(), subtask, range, kept);
                 return kept;
@@ -451,7 +453,7 @@ public final class Deployer
             {
                 LOG.log(System.Logger.Level.INFO, () -> node.describe() + " subtask " + subtask + " is restored in " +
                     "full: its kept store cannot be reverted to " + (restorer == null ? "a fresh start" :
-                    "checkpoint " + restorer.checkpointId()));
+                    "checkpoint " + restorer.checkpointId() + ": " + refusal));
                 kept.close();
             }
         }
