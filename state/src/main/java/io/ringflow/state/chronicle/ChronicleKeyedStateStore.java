@@ -740,8 +740,8 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
         if (changesOverflowedSince(checkpointId))
         {
-            return "more keys changed since its barrier than the store tracks (change sets are bounded by a " +
-                "sixteenth of the heap; a larger heap or more frequent checkpoints keep them within it)";
+            return "more keys changed since its barrier than the store tracks (its change sets are bounded by a " +
+                "sixteenth of the heap)";
         }
         for (final StateMap map : maps.values())
         {

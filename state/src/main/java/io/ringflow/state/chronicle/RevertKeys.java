@@ -1,5 +1,8 @@
 package io.ringflow.state.chronicle;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
@@ -12,7 +15,8 @@ import java.util.List;
  * own open-addressing table (offsets into one array of key bytes, lengths, hashes, marks; at most two thirds full)
  * and its own stretch of key bytes, so while one key group is scanned the probes stay within that group's share of
  * the set (for 10-byte keys, about 26 KB of table and 10 KB of key bytes a thousand keys) instead of missing the cache on a hash set of objects spread over
- * the heap, which was two fifths of a revert's time at a million changed keys.
+ * the heap, which was two fifths of a revert's time at a million changed keys. A stored key of an 8-byte key is hashed
+ * from that long, so a scan probes it with {@link #slotOfLong}, without building the stored key.
  *
  * <p>Built whole from its sources ({@link #of}), then only marked: no key is added or removed after. Thread contract:
  * one thread (the task's, during a revert).
@@ -23,6 +27,12 @@ final class RevertKeys
     static final int FOUND = 1;
     /** Marked on a counter a hot-key front holds unboxed, to be overwritten there. */
     static final int IN_FRONT = 2;
+
+    /** A stored key of an 8-byte key (a {@code Long}'s, with the built-in codec): hashed and probed as a long. */
+    private static final int LONG_KEY_LENGTH = StoredKeyLayout.KEY_OFFSET + Long.BYTES;
+    /** A codec's bytes are little-endian: the key's long as {@link io.ringflow.state.codec.CodecBuffer} reads it. */
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
+        ByteOrder.LITTLE_ENDIAN);
 
     /** The largest array a JVM allocates. */
     private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
@@ -131,7 +141,46 @@ final class RevertKeys
             return -1;
         }
         final int group = StoredKeyLayout.keyGroup(key);
-        return group < keyGroups ? find(group, key, 0, length, PreservedKey.hash(key, 0, length)) : -1;
+        return group < keyGroups ? find(group, key, 0, length, hashOf(key, 0, length)) : -1;
+    }
+
+    /**
+     * {@link #slotOf} for the stored key of an 8-byte key, without building it: one long compared a slot, no bytes
+     * hashed or copied (a revert asks this for every entry of the snapshots it reads).
+     *
+     * @param keyGroup the key's key group.
+     * @param key      its 8 bytes as a little-endian long (as a codec buffer reads them).
+     * @return its slot, or -1 when it is not in the set.
+     */
+    int slotOfLong(final int keyGroup, final long key)
+    {
+        if (keyGroup < 0 || keyGroup >= keyGroups)
+        {
+            return -1;
+        }
+        final int start = tableStart[keyGroup];
+        final int tableSize = tableStart[keyGroup + 1] - start;
+        if (tableSize == 0)
+        {
+            return -1;
+        }
+        final int hash = longHash(key);
+        final int mask = tableSize - 1;
+        for (int probe = spread(hash) & mask; ; probe = (probe + 1) & mask)
+        {
+            final int slot = start + probe;
+            final int at = offsets[slot] - 1;
+            if (at < 0)
+            {
+                return -1;
+            }
+            // a table holds only its own key group's keys, so the long decides
+            if (hashes[slot] == hash && lengths[slot] == LONG_KEY_LENGTH &&
+                (long)LONG_LE.get(keyBytes, at + StoredKeyLayout.KEY_OFFSET) == key)
+            {
+                return slot;
+            }
+        }
     }
 
     /** @return whether the key in {@code slot} carries {@code mark}. */
@@ -177,7 +226,7 @@ final class RevertKeys
     private void add(final byte[] array, final int offset, final int length, final int[] bytesNext)
     {
         final int group = StoredKeyLayout.keyGroup(array, offset);
-        final int hash = PreservedKey.hash(array, offset, length);
+        final int hash = hashOf(array, offset, length);
         if (find(group, array, offset, length, hash) >= 0)
         {
             return;
@@ -245,7 +294,23 @@ final class RevertKeys
         return Long.highestOneBit(wanted - 1) << 1;
     }
 
-    /** Mixes the high bits of a polynomial hash into the low ones that pick a slot. */
+    /**
+     * The hash of a stored key within its key group's table: of the long for an 8-byte key (so {@link #slotOfLong}
+     * needs no bytes), else of every byte.
+     */
+    private static int hashOf(final byte[] array, final int offset, final int length)
+    {
+        return length == LONG_KEY_LENGTH ? longHash((long)LONG_LE.get(array, offset + StoredKeyLayout.KEY_OFFSET)) :
+            PreservedKey.hash(array, offset, length);
+    }
+
+    private static int longHash(final long key)
+    {
+        final long h = key * 0x9E3779B97F4A7C15L;
+        return (int)(h ^ (h >>> 32));
+    }
+
+    /** Mixes the high bits of a hash into the low ones that pick a slot. */
     private static int spread(final int hash)
     {
         final int h = hash * 0x9E3779B9;

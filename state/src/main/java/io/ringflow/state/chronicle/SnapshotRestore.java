@@ -163,6 +163,10 @@ final class SnapshotRestore
                         return false;
                     }
                     final RevertKeys keysWanted = wanted[stateIndex];
+                    if (keyLength == Long.BYTES)
+                    {
+                        return keysWanted.slotOfLong(keyGroup, bytes.getLong(keyOffset)) >= 0;
+                    }
                     probe.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
                     StoredKeyLayout.putKeyGroup(probe.buffer(), keyGroup);
                     bytes.getBytes(keyOffset, probe.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
@@ -182,12 +186,23 @@ final class SnapshotRestore
                     target = targetOf.apply(metas.get(stateIndex));
                     targets[stateIndex] = target;
                 }
+                final RevertKeys keysWanted = wanted[stateIndex];
+                final boolean longKey = keyLength == Long.BYTES;
+                int slot = keysWanted != null && longKey ? keysWanted.slotOfLong(keyGroup, bytes.getLong(keyOffset)) :
+                    -1;
+                if (keysWanted != null && longKey && slot < 0)
+                {
+                    // most entries of a revert's scan: not a changed key, and nothing built for it
+                    return;
+                }
                 key.ensureCapacity(StoredKeyLayout.KEY_OFFSET + keyLength);
                 StoredKeyLayout.putKeyGroup(key.buffer(), keyGroup);
                 bytes.getBytes(keyOffset, key.array(), StoredKeyLayout.KEY_OFFSET, keyLength);
                 key.length(StoredKeyLayout.KEY_OFFSET + keyLength);
-                final RevertKeys keysWanted = wanted[stateIndex];
-                final int slot = keysWanted == null ? -1 : keysWanted.slotOf(key.array(), key.length());
+                if (keysWanted != null && !longKey)
+                {
+                    slot = keysWanted.slotOf(key.array(), key.length());
+                }
                 if (keysWanted != null)
                 {
                     if (slot < 0 || removeFound[stateIndex] && keysWanted.marked(slot, RevertKeys.FOUND))

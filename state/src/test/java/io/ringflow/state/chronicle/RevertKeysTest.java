@@ -59,6 +59,11 @@ class RevertKeysTest
         for (final PreservedKey key : model)
         {
             assertThat(keys.slotOf(key.bytes(), key.length())).isEqualTo(slots.get(key));
+            if (key.length() == LONG_KEY)
+            {
+                assertThat(keys.slotOfLong(StoredKeyLayout.keyGroup(key.bytes()), longOf(key)))
+                    .as("the long path finds a key of 8 bytes").isEqualTo(slots.get(key));
+            }
         }
         for (int i = 0; i < 2_000; i++)
         {
@@ -66,6 +71,26 @@ class RevertKeysTest
             if (!model.contains(other))
             {
                 assertThat(keys.slotOf(other.bytes(), other.length())).isEqualTo(-1);
+                if (other.length() == LONG_KEY)
+                {
+                    assertThat(keys.slotOfLong(StoredKeyLayout.keyGroup(other.bytes()), longOf(other))).isEqualTo(-1);
+                }
+            }
+        }
+        // the same long in another key group, and key groups past the last, are not found
+        for (final PreservedKey key : model)
+        {
+            if (key.length() == LONG_KEY)
+            {
+                final int group = StoredKeyLayout.keyGroup(key.bytes());
+                final byte[] moved = key.bytes().clone();
+                final int otherGroup = (group + 1) % keyGroups;
+                moved[0] = (byte)otherGroup;
+                moved[1] = (byte)(otherGroup >>> 8);
+                assertThat(keys.slotOfLong(otherGroup, longOf(key)))
+                    .isEqualTo(model.contains(PreservedKey.of(moved)) ? slots.get(PreservedKey.of(moved)) : -1);
+                assertThat(keys.slotOfLong(keyGroups, longOf(key))).isEqualTo(-1);
+                assertThat(keys.slotOfLong(-1, longOf(key))).isEqualTo(-1);
             }
         }
 
@@ -141,6 +166,15 @@ class RevertKeysTest
         assertThat(RevertKeys.fits(1_000_000, 12_000_000, 128)).isTrue();
         assertThat(RevertKeys.fits(800_000_000, 1_000, 128)).as("table slots").isFalse();
         assertThat(RevertKeys.fits(1_000, 3_000_000_000L, 128)).as("key bytes").isFalse();
+    }
+
+    private static final int LONG_KEY = StoredKeyLayout.KEY_OFFSET + Long.BYTES;
+
+    /** @return the 8 bytes after a stored key's key group, little-endian, as a codec buffer reads a long. */
+    private static long longOf(final PreservedKey key)
+    {
+        return java.nio.ByteBuffer.wrap(key.bytes(), StoredKeyLayout.KEY_OFFSET, Long.BYTES)
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
     /** A stored key: a key group in [0, groups), then 0 to 12 bytes, rarely up to 300, from a small alphabet. */
