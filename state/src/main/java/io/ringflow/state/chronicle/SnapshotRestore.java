@@ -238,9 +238,11 @@ final class SnapshotRestore
                 {
                     final long counterKey = bytes.getLong(keyOffset);
                     final long counter = bytes.getLong(valueOffset);
+                    // once the kept counters are full, a key they do not hold goes to the map with no further check
+                    final int room = target.restoredLongRoom(counterKey, maxKeptLongs);
                     // kept only where writing it back recomputes the same key group, and never beside a map entry
                     // of the key (snapshots restored together hold disjoint key groups; this keeps it so if not)
-                    if (counter != CopyOnWriteLongTable.MISSING &&
+                    if (room != StateMap.FULL && counter != CopyOnWriteLongTable.MISSING &&
                         keyGroup == KeyGroups.keyGroupOfHash(Long.hashCode(counterKey), maxParallelism) &&
                         (target.size() == 0 || !target.contains(key)) &&
                         target.keepRestoredLong(counterKey, counter, maxKeptLongs))
@@ -248,7 +250,10 @@ final class SnapshotRestore
                         return;
                     }
                     // a key is kept or in the map, never both
-                    target.forgetRestoredLong(counterKey);
+                    if (room == StateMap.KEEPS)
+                    {
+                        target.forgetRestoredLong(counterKey);
+                    }
                 }
                 if (keyLength != Long.BYTES || valueLength != Long.BYTES)
                 {
@@ -257,7 +262,9 @@ final class SnapshotRestore
                 value.ensureCapacity(valueLength);
                 bytes.getBytes(valueOffset, value.array(), 0, valueLength);
                 value.length(valueLength);
-                target.put(key, value);
+                // not a change: a restore's entries are the base the store's changes start from (it forgets every
+                // change set once restored), and a revert has paused change tracking
+                target.putRestored(key, value);
             });
         }
         return inserted[0];
@@ -342,7 +349,7 @@ final class SnapshotRestore
         MapBlobLayout.putEntry(stored.buffer(), length, bytes, subKeyOffset, subKeyLength, valueOffset, valueLength);
         MapBlobLayout.putCount(stored.buffer(), count + 1);
         stored.length(length + entryLength);
-        target.put(key, stored);
+        target.putRestored(key, stored);
         target.userKeysAdded(1);
     }
 

@@ -694,6 +694,36 @@ final class StateMap
      * @param maxKeys the most entries kept out of the map, at least 1.
      * @return whether it was kept; if not (the table is full), the caller writes it to the map.
      */
+    /**
+     * Whether {@link #keepRestoredLong} could keep {@code key} out of the map, asked before the costlier checks of a
+     * restored counter (a lookup in the map): false once the kept counters reached {@code maxKeys} without it, which
+     * at millions of keys is most of a restore. Task thread.
+     *
+     * @param key     a restored counter's key.
+     * @param maxKeys as for {@link #keepRestoredLong}.
+     * @return {@link #KEEPS} when it holds the key, {@link #HAS_ROOM} when it does not but could, {@link #FULL} when it
+     *     does not and could not.
+     */
+    int restoredLongRoom(final long key, final int maxKeys)
+    {
+        if (restoredLongs == null)
+        {
+            return maxKeys > 0 ? HAS_ROOM : FULL;
+        }
+        if (restoredLongs.get(key) != CopyOnWriteLongTable.MISSING)
+        {
+            return KEEPS;
+        }
+        return restoredLongs.size() < restoredLongs.maxKeys() ? HAS_ROOM : FULL;
+    }
+
+    /** {@link #restoredLongRoom}: the key is kept out of the map. */
+    static final int KEEPS = 0;
+    /** {@link #restoredLongRoom}: the key is not kept, and there is room for it. */
+    static final int HAS_ROOM = 1;
+    /** {@link #restoredLongRoom}: the key is not kept, and there is no room for it. */
+    static final int FULL = 2;
+
     boolean keepRestoredLong(final long key, final long value, final int maxKeys)
     {
         if (restoredLongs == null)

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +23,10 @@ import java.util.TreeSet;
  * (oldest first), into one full snapshot, which any keyed state store restores: stores never see a delta, so every
  * backend restores incremental checkpoints, whichever backend wrote them.
  *
- * <p>The merge goes one key group at a time (memory: one key group's entries; a merged reader
- * merges each key group as it is read), applying the
- * chain's entries in order: an entry sets its (state, key, user key), a tombstone removes the (state, key) with all of
- * its user keys. States are matched by name; a chain is written by one run of one subtask, so its states are described
+ * <p>The merge goes one key group at a time (a merged reader merges each key group as it is read), with the result of
+ * applying the chain's entries in order: an entry sets its (state, key, user key), a tombstone removes the (state, key)
+ * with all of its user keys. Memory: the deltas' entries of one key group, as heap objects, and the group's merged
+ * bytes; the full snapshot's entries are copied through as bytes. States are matched by name; a chain is written by one run of one subtask, so its states are described
  * the same way in every file that has them, and descriptions that differ are refused, naming the state.
  *
  * <p>Thread contract: none; a pure function of its inputs.
@@ -40,8 +41,8 @@ public final class KeyedSnapshotChain
      * @param chain  a full snapshot then its deltas, oldest first, all of one subtask (same key groups).
      * @param wanted the key groups to keep; the others are skipped unread.
      * @return the chain's state as one full snapshot, restricted to {@code wanted}; the full snapshot itself when the
-     *     chain has no delta. A merged reader merges each key group when it is read (memory: one key group's
-     *     entries), and owns the chain's readers: closing it closes them. Its {@link KeyedSnapshotReader#keyGroups}
+     *     chain has no delta. A merged reader merges each key group when it is read (memory: the deltas'
+     *     entries of one key group, and its merged bytes), and owns the chain's readers: closing it closes them. Its {@link KeyedSnapshotReader#keyGroups}
      *     may name a key group whose every entry a delta removed (reading it visits nothing).
      * @throws CorruptCheckpointException when the chain does not start with a full snapshot, holds another full one
      *                                    later, or its files disagree on key groups, max parallelism or states.
@@ -64,7 +65,7 @@ public final class KeyedSnapshotChain
                 public void writeGroup(final int keyGroup, final KeyedSnapshotReader.GroupBytes out)
                 {
                     merge.read(files, plan.remap(), keyGroup);
-                    merge.frameTo(out, keyGroup);
+                    merge.frameTo(out, keyGroup, base, plan.remap()[0]);
                 }
 
                 @Override
@@ -115,16 +116,58 @@ public final class KeyedSnapshotChain
     {
         final KeyedSnapshotReader base = fullBase(chain);
         final Plan plan = plan(chain, wanted);
+        final GroupMerge merge = new GroupMerge();
+        // the chain's readers stay the caller's: this reader's close closes nothing
+        final KeyedSnapshotReader merged = new KeyedSnapshotReader(base.file(), base.maxParallelism(), base.range(),
+            plan.states(), plan.groups(), new KeyedSnapshotReader.MergedGroups()
+            {
+                @Override
+                public void writeGroup(final int keyGroup, final KeyedSnapshotReader.GroupBytes out)
+                {
+                    merge.read(chain, plan.remap(), keyGroup);
+                    merge.frameTo(out, keyGroup, base, plan.remap()[0]);
+                }
+
+                @Override
+                public void skipUnwanted(final KeyedSnapshotReader.KeyFilter filter)
+                {
+                    merge.filter = filter;
+                }
+
+                @Override
+                public void close()
+                {
+                }
+            });
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         try
         {
             final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, base.maxParallelism(), base.range(),
                 plan.states());
-            final GroupMerge merge = new GroupMerge();
+            final int[] count = new int[1];
             for (final int group : plan.groups())
             {
-                merge.read(chain, plan.remap(), group);
-                merge.writeTo(writer, group);
+                // the writer wants a key group's count first: merged once to count, once to write
+                count[0] = 0;
+                merged.readGroup(group, (g, state, bytes, ko, kl, so, sl, vo, vl) -> count[0]++);
+                if (count[0] == 0)
+                {
+                    continue;
+                }
+                writer.startKeyGroup(group, count[0]);
+                merged.readGroup(group, (g, state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
+                    valueOffset, valueLength) ->
+                {
+                    try
+                    {
+                        writer.entry(state, bytes, keyOffset, keyLength, subKeyLength < 0 ? null : bytes,
+                            subKeyOffset, Math.max(0, subKeyLength), bytes, valueOffset, valueLength);
+                    }
+                    catch (final IOException impossible)
+                    {
+                        throw new UncheckedIOException("writing to memory failed", impossible);
+                    }
+                });
             }
             writer.finish();
         }
@@ -219,28 +262,50 @@ public final class KeyedSnapshotChain
         }
     }
 
-    /** The merged entries of one key group, in the order their (state, key) first appeared. */
+    /**
+     * Merges one key group of a chain. The deltas' entries, usually few, are merged into heap objects, in order; the
+     * full snapshot's entries, nearly all of the group, are then copied straight through as bytes unless a delta
+     * replaced or removed them, and the deltas' merged entries come last. So a key group costs one pass over the
+     * base's bytes plus heap objects for the deltas' keys only.
+     *
+     * <p>The merged entries of a key come out together except for a map state's key that both the base and a delta
+     * hold: its base user keys (those no delta replaced) come with the base, the deltas' ones at the end. Every
+     * restore takes a map state's entries one by one, in any order.
+     */
     private static final class GroupMerge implements KeyedSnapshotReader.EntryVisitor
     {
         /** No user key: the one value of a value, list, reducing or aggregating state's key. */
         private static final ByteBuffer NO_USER_KEY = ByteBuffer.allocate(0);
+        /** Bits of the hashes of the keys the deltas touched, per key group: most base keys are told apart by it. */
+        private static final int TOUCHED_BITS = 1 << 16;
 
         /**
-         * Per (merged state index, key), in insertion order: the key's one value without a user key, as a
-         * {@code byte[]} (value, list, reducing and aggregating states: no map per key, about 130 heap bytes an entry
-         * of a {@code Long} counter), or a {@code LinkedHashMap<ByteBuffer, byte[]>} from user key (or
-         * {@link #NO_USER_KEY}) to value (map states).
+         * Per (merged state index, key) a delta set since the last tombstone of the key, in insertion order: the
+         * key's one value without a user key, as a {@code byte[]} (value, list, reducing and aggregating states), or a
+         * {@code LinkedHashMap<ByteBuffer, byte[]>} from user key (or {@link #NO_USER_KEY}) to value (map states).
          */
         private final LinkedHashMap<StateKey, Object> entries = new LinkedHashMap<>();
+        /** The (state, key)s a delta removed (a tombstone): the base's entries of these are dropped. */
+        private final HashSet<StateKey> cleared = new HashSet<>();
+        /** {@link #TOUCHED_BITS} bits: set at a hash of a key in {@link #entries} or {@link #cleared}. */
+        private final long[] touched = new long[TOUCHED_BITS / Long.SIZE];
+        private final ProbeKey probe = new ProbeKey();
+        private boolean touchedAny;
         int[] fileStates;
         /** The keys to merge, asked by merged state index; null for all. */
         KeyedSnapshotReader.KeyFilter filter;
 
-        /** Forgets the last key group, then merges {@code group} of every file of {@code chain}, in order. */
+        /** Forgets the last key group, then merges {@code group} of every delta of {@code chain}, in order. */
         void read(final List<KeyedSnapshotReader> chain, final int[][] remap, final int group)
         {
             entries.clear();
-            for (int f = 0; f < chain.size(); f++)
+            cleared.clear();
+            if (touchedAny)
+            {
+                Arrays.fill(touched, 0L);
+                touchedAny = false;
+            }
+            for (int f = 1; f < chain.size(); f++)
             {
                 fileStates = remap[f];
                 chain.get(f).readGroup(group, this);
@@ -259,9 +324,11 @@ public final class KeyedSnapshotChain
                 return;
             }
             final StateKey key = new StateKey(state, copy(bytes, keyOffset, keyLength));
+            markTouched(key.hashCode());
             if (valueLength == KeyedSnapshotFormat.TOMBSTONE)
             {
                 entries.remove(key);
+                cleared.add(key);
                 return;
             }
             final byte[] value = copy(bytes, valueOffset, valueLength);
@@ -297,6 +364,25 @@ public final class KeyedSnapshotChain
             values.put(userKey, value);
         }
 
+        private void markTouched(final int hash)
+        {
+            final int bit = spread(hash) & (TOUCHED_BITS - 1);
+            touched[bit >>> 6] |= 1L << bit;
+            touchedAny = true;
+        }
+
+        private boolean mayBeTouched(final int hash)
+        {
+            final int bit = spread(hash) & (TOUCHED_BITS - 1);
+            return (touched[bit >>> 6] & 1L << bit) != 0;
+        }
+
+        private static int spread(final int hash)
+        {
+            final int h = hash * 0x9E3779B9;
+            return h ^ (h >>> 16);
+        }
+
         @SuppressWarnings("unchecked")
         private static LinkedHashMap<ByteBuffer, byte[]> userKeyed(final Object held)
         {
@@ -327,47 +413,51 @@ public final class KeyedSnapshotChain
             }
         }
 
-        private int count()
-        {
-            int count = 0;
-            for (final Object held : entries.values())
-            {
-                count += held instanceof byte[] ? 1 : userKeyed(held).size();
-            }
-            return count;
-        }
-
-        void writeTo(final KeyedSnapshotWriter writer, final int group) throws IOException
-        {
-            final int count = count();
-            if (count == 0)
-            {
-                return;
-            }
-            writer.startKeyGroup(group, count);
-            forEach((key, userKey, value) ->
-            {
-                final CodecBuffer keyBytes = CodecBuffer.wrap(key.key());
-                writer.entry(key.state(), keyBytes, 0, key.key().length,
-                    userKey == NO_USER_KEY ? null : CodecBuffer.wrap(userKey, 0, userKey.capacity()), 0,
-                    userKey.capacity(), CodecBuffer.wrap(value), 0, value.length);
-            });
-        }
-
-        /** Frames the merged key group as a file holds it (key group, entry count, entries); nothing when empty. */
-        void frameTo(final KeyedSnapshotReader.GroupBytes out, final int group)
+        /**
+         * Frames the merged key group as a file holds it (key group, entry count, entries): the base's entries that
+         * no delta replaced or removed, as bytes, then the deltas' merged entries; nothing when empty.
+         *
+         * @param base       the chain's full snapshot.
+         * @param baseStates per state index of the base, the merged state's index.
+         */
+        void frameTo(final KeyedSnapshotReader.GroupBytes out, final int group, final KeyedSnapshotReader base,
+            final int[] baseStates)
         {
             out.reset();
-            final int count = count();
-            if (count == 0)
-            {
-                return;
-            }
             final DataOutputStream data = new DataOutputStream(out);
+            final int[] count = new int[1];
             try
             {
                 data.writeInt(group);
-                data.writeInt(count);
+                data.writeInt(0);
+                base.readGroup(group, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
+                    valueOffset, valueLength) ->
+                {
+                    final int state = baseStates[stateIndex];
+                    if (filter != null && !filter.wants(keyGroup, state, bytes, keyOffset, keyLength) ||
+                        touchedAny && replacedByDelta(state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength))
+                    {
+                        return;
+                    }
+                    try
+                    {
+                        data.writeInt(state);
+                        data.writeInt(keyLength);
+                        bytes.writeTo(keyOffset, keyLength, data);
+                        data.writeInt(subKeyLength);
+                        if (subKeyLength > 0)
+                        {
+                            bytes.writeTo(subKeyOffset, subKeyLength, data);
+                        }
+                        data.writeInt(valueLength);
+                        bytes.writeTo(valueOffset, valueLength, data);
+                    }
+                    catch (final IOException impossible)
+                    {
+                        throw new UncheckedIOException("writing to memory failed", impossible);
+                    }
+                    count[0]++;
+                });
                 forEach((key, userKey, value) ->
                 {
                     data.writeInt(key.state());
@@ -384,17 +474,101 @@ public final class KeyedSnapshotChain
                     }
                     data.writeInt(value.length);
                     data.write(value);
+                    count[0]++;
                 });
+                data.flush();
             }
             catch (final IOException impossible)
             {
                 throw new UncheckedIOException("writing to memory failed", impossible);
             }
+            if (count[0] == 0)
+            {
+                out.reset();
+                return;
+            }
+            final byte[] framed = out.array();
+            framed[4] = (byte)(count[0] >>> 24);
+            framed[5] = (byte)(count[0] >>> 16);
+            framed[6] = (byte)(count[0] >>> 8);
+            framed[7] = (byte)count[0];
+        }
+
+        /**
+         * @return whether a delta replaced or removed the base's entry (state, key, user key): the key was removed,
+         *     or a delta set the same user key (or, without one, the key's value).
+         */
+        private boolean replacedByDelta(final int state, final CodecBuffer bytes, final int keyOffset,
+            final int keyLength, final int subKeyOffset, final int subKeyLength)
+        {
+            probe.set(state, bytes, keyOffset, keyLength);
+            if (!mayBeTouched(probe.hashCode()))
+            {
+                return false;
+            }
+            final Object held = entries.get(probe);
+            if (held == null)
+            {
+                return !cleared.isEmpty() && cleared.contains(probe);
+            }
+            if (cleared.contains(probe))
+            {
+                return true;
+            }
+            if (held instanceof byte[])
+            {
+                return subKeyLength < 0;
+            }
+            final ByteBuffer userKey = subKeyLength < 0 ? NO_USER_KEY :
+                ByteBuffer.wrap(bytes.toByteArray(subKeyOffset, subKeyLength));
+            return userKeyed(held).containsKey(userKey);
         }
 
         private static byte[] copy(final CodecBuffer bytes, final int offset, final int length)
         {
             return bytes.toByteArray(offset, length);
+        }
+    }
+
+    /**
+     * A base entry's (state, key) looked up among the deltas' keys without a new object: equal to the
+     * {@link StateKey} of the same content, with the same hash. Reused for every lookup of one merge.
+     */
+    private static final class ProbeKey
+    {
+        private int state;
+        private byte[] key = new byte[64];
+        private int length;
+        private int hash;
+
+        void set(final int state, final CodecBuffer bytes, final int offset, final int length)
+        {
+            if (key.length < length)
+            {
+                key = new byte[Math.max(length, 2 * key.length)];
+            }
+            bytes.getBytes(offset, key, 0, length);
+            this.state = state;
+            this.length = length;
+            int h = 1;
+            for (int i = 0; i < length; i++)
+            {
+                h = 31 * h + key[i];
+            }
+            this.hash = 31 * state + h;
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(final Object other)
+        {
+            return other instanceof StateKey that && hash == that.hashCode() && state == that.state() &&
+                Arrays.equals(key, 0, length, that.key(), 0, that.key().length);
         }
     }
 

@@ -439,6 +439,116 @@ class KeyedSnapshotFormatTest
         assertThat(entries(file)).as("a file's reader hands every entry").isEqualTo(contents(full));
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void aMergedChainEqualsItsEntriesAppliedInOrderWithOrWithoutAFilter(final long seed) throws IOException
+    {
+        // a model: the chain's entries applied in order to a map of (state, key group, key) to user key (-1 for
+        // none) to value; a tombstone removes the (state, key) with its user keys
+        final java.util.Random random = new java.util.Random(seed);
+        final int keySpace = 1 + random.nextInt(400);
+        final Map<String, java.util.LinkedHashMap<Long, Long>> model = new java.util.TreeMap<>();
+        final List<Entry> baseEntries = new java.util.ArrayList<>();
+        for (long key = 0; key < keySpace; key++)
+        {
+            if (random.nextInt(3) > 0)
+            {
+                baseEntries.add(new Entry(groupOf(key), 0, key, null, random.nextLong()));
+            }
+            for (long userKey = 0, n = random.nextInt(4); userKey < n; userKey++)
+            {
+                baseEntries.add(new Entry(groupOf(key), 1, key, userKey, random.nextLong()));
+            }
+        }
+        baseEntries.forEach(e -> applyTo(model, e));
+        final List<KeyedSnapshotReader> chain = new java.util.ArrayList<>();
+        chain.add(open(snapshot(false, ALL, List.of(COUNTS, TAGS), byGroup(baseEntries)), "full"));
+        final int deltas = random.nextInt(5);
+        for (int d = 0; d < deltas; d++)
+        {
+            final List<Entry> delta = new java.util.ArrayList<>();
+            for (int i = 0, n = random.nextInt(keySpace); i < n; i++)
+            {
+                final long key = random.nextInt(keySpace + 20);
+                final int op = random.nextInt(6);
+                final Entry entry = switch (op)
+                {
+                    case 0 -> new Entry(groupOf(key), 0, key, null, null);
+                    case 1 -> new Entry(groupOf(key), 1, key, null, null);
+                    case 2, 3 -> new Entry(groupOf(key), 0, key, null, random.nextLong());
+                    default -> new Entry(groupOf(key), 1, key, (long)random.nextInt(6), random.nextLong());
+                };
+                delta.add(entry);
+            }
+            final Entry[] ordered = byGroup(delta);
+            for (final Entry entry : ordered)
+            {
+                applyTo(model, entry);
+            }
+            chain.add(open(snapshot(true, ALL, List.of(COUNTS, TAGS), ordered), "delta-" + d));
+        }
+        final Map<String, Long> expected = new java.util.TreeMap<>();
+        model.forEach((stateKey, values) -> values.forEach((userKey, value) -> expected.put(stateKey + "/" + userKey,
+            value)));
+
+        final KeyedSnapshotReader merged = KeyedSnapshotChain.merge(chain, ALL);
+        assertThat(entriesOnce(merged)).as("seed %d", seed).isEqualTo(expected);
+        assertThat(contents(KeyedSnapshotChain.mergeToBytes(chain, ALL))).isEqualTo(expected);
+
+        final java.util.Set<Long> wantedKeys = new java.util.HashSet<>();
+        for (long key = 0; key < keySpace + 20; key++)
+        {
+            if (random.nextInt(4) == 0)
+            {
+                wantedKeys.add(key);
+            }
+        }
+        final boolean countsOnly = random.nextBoolean();
+        merged.skipUnwanted((group, state, bytes, keyOffset, keyLength) ->
+            wantedKeys.contains(bytes.getLong(keyOffset)) && (!countsOnly || state == 0));
+        final Map<String, Long> filtered = new java.util.TreeMap<>(expected);
+        filtered.keySet().removeIf(k -> !wantedKeys.contains(Long.parseLong(k.split("/")[2])) ||
+            countsOnly && !k.startsWith("counts/"));
+        assertThat(entriesOnce(merged)).as("seed %d, filtered", seed).isEqualTo(filtered);
+    }
+
+    private static int groupOf(final long key)
+    {
+        return (int)(key % 7) * 11;
+    }
+
+    /** @return the entries ordered by key group, each group's in their given order (a file lists groups ascending). */
+    private static Entry[] byGroup(final List<Entry> entries)
+    {
+        return entries.stream().sorted(java.util.Comparator.comparingInt(Entry::keyGroup)).toArray(Entry[]::new);
+    }
+
+    private static void applyTo(final Map<String, java.util.LinkedHashMap<Long, Long>> model, final Entry entry)
+    {
+        final String stateKey = (entry.state() == 0 ? "counts" : "tags") + "/" + entry.keyGroup() + "/" + entry.key();
+        if (entry.value() == null)
+        {
+            model.remove(stateKey);
+            return;
+        }
+        model.computeIfAbsent(stateKey, k -> new java.util.LinkedHashMap<>())
+            .put(entry.userKey() == null ? -1L : entry.userKey(), entry.value());
+    }
+
+    /** {@link #entries}, failing on an entry handed twice. */
+    private static Map<String, Long> entriesOnce(final KeyedSnapshotReader reader)
+    {
+        final Map<String, Long> entries = new java.util.TreeMap<>();
+        reader.read(reader.range(), (group, state, buffer, keyOffset, keyLength, subKeyOffset, subKeyLength,
+            valueOffset, valueLength) ->
+        {
+            final String at = reader.states().get(state).name() + "/" + group + "/" + buffer.getLong(keyOffset) +
+                "/" + (subKeyLength < 0 ? -1 : buffer.getLong(subKeyOffset));
+            assertThat(entries.put(at, buffer.getLong(valueOffset))).as("%s handed once", at).isNull();
+        });
+        return entries;
+    }
+
     /** (state name, key group, key, user key or -1) to value, as {@code reader} hands them. */
     private static Map<String, Long> entries(final KeyedSnapshotReader reader)
     {
