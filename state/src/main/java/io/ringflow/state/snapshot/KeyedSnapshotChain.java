@@ -5,7 +5,6 @@ import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
 
 import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -25,9 +24,10 @@ import java.util.TreeSet;
  *
  * <p>The merge goes one key group at a time (a merged reader merges each key group as it is read), with the result of
  * applying the chain's entries in order: an entry sets its (state, key, user key), a tombstone removes the (state, key)
- * with all of its user keys. Memory: the deltas' entries of one key group, as heap objects, and the group's merged
- * bytes; the full snapshot's entries are copied through as bytes. States are matched by name; a chain is written by one run of one subtask, so its states are described
- * the same way in every file that has them, and descriptions that differ are refused, naming the state.
+ * with all of its user keys. Memory: the deltas' entries of one key group, as heap objects; the full snapshot's
+ * entries are handed on in place, from the buffer its reader loaded. States are matched by name; a chain is written by
+ * one run of one subtask, so its states are described the same way in every file that has them, and descriptions that
+ * differ are refused, naming the state.
  *
  * <p>Thread contract: none; a pure function of its inputs.
  */
@@ -42,7 +42,7 @@ public final class KeyedSnapshotChain
      * @param wanted the key groups to keep; the others are skipped unread.
      * @return the chain's state as one full snapshot, restricted to {@code wanted}; the full snapshot itself when the
      *     chain has no delta. A merged reader merges each key group when it is read (memory: the deltas'
-     *     entries of one key group, and its merged bytes), and owns the chain's readers: closing it closes them. Its {@link KeyedSnapshotReader#keyGroups}
+     *     entries of one key group), and owns the chain's readers: closing it closes them. Its {@link KeyedSnapshotReader#keyGroups}
      *     may name a key group whose every entry a delta removed (reading it visits nothing).
      * @throws CorruptCheckpointException when the chain does not start with a full snapshot, holds another full one
      *                                    later, or its files disagree on key groups, max parallelism or states.
@@ -55,17 +55,30 @@ public final class KeyedSnapshotChain
             return base;
         }
         final Plan plan = plan(chain, wanted);
-        final List<KeyedSnapshotReader> files = List.copyOf(chain);
+        return mergedReader(base.file() + " (with " + (chain.size() - 1) + " incremental part(s), last " +
+            chain.get(chain.size() - 1).file() + ")", List.copyOf(chain), plan, true);
+    }
+
+    /**
+     * @param file       the merged reader's name, for messages.
+     * @param chain      the chain, its full snapshot first.
+     * @param plan       its plan.
+     * @param ownsChain  whether closing the merged reader closes the chain's readers.
+     * @return a reader that merges each key group of {@code chain} when it is read.
+     */
+    private static KeyedSnapshotReader mergedReader(final String file, final List<KeyedSnapshotReader> chain,
+        final Plan plan, final boolean ownsChain)
+    {
+        final KeyedSnapshotReader base = chain.get(0);
         final GroupMerge merge = new GroupMerge();
-        return new KeyedSnapshotReader(base.file() + " (with " + (chain.size() - 1) + " incremental part(s), last " +
-            chain.get(chain.size() - 1).file() + ")", base.maxParallelism(), base.range(), plan.states(),
-            plan.groups(), new KeyedSnapshotReader.MergedGroups()
+        return new KeyedSnapshotReader(file, base.maxParallelism(), base.range(), plan.states(), plan.groups(),
+            new KeyedSnapshotReader.MergedGroups()
             {
                 @Override
-                public void writeGroup(final int keyGroup, final KeyedSnapshotReader.GroupBytes out)
+                public void readGroup(final int keyGroup, final KeyedSnapshotReader.EntryVisitor visitor)
                 {
-                    merge.read(files, plan.remap(), keyGroup);
-                    merge.frameTo(out, keyGroup, base, plan.remap()[0]);
+                    merge.read(chain, plan.remap(), keyGroup);
+                    merge.visit(keyGroup, base, plan.remap()[0], visitor);
                 }
 
                 @Override
@@ -77,31 +90,39 @@ public final class KeyedSnapshotChain
                 @Override
                 public void close() throws IOException
                 {
-                    IOException failed = null;
-                    for (final KeyedSnapshotReader file : files)
+                    if (ownsChain)
                     {
-                        try
-                        {
-                            file.close();
-                        }
-                        catch (final IOException ex)
-                        {
-                            if (failed == null)
-                            {
-                                failed = ex;
-                            }
-                            else
-                            {
-                                failed.addSuppressed(ex);
-                            }
-                        }
-                    }
-                    if (failed != null)
-                    {
-                        throw failed;
+                        closeAll(chain);
                     }
                 }
             });
+    }
+
+    private static void closeAll(final List<KeyedSnapshotReader> files) throws IOException
+    {
+        IOException failed = null;
+        for (final KeyedSnapshotReader file : files)
+        {
+            try
+            {
+                file.close();
+            }
+            catch (final IOException ex)
+            {
+                if (failed == null)
+                {
+                    failed = ex;
+                }
+                else
+                {
+                    failed.addSuppressed(ex);
+                }
+            }
+        }
+        if (failed != null)
+        {
+            throw failed;
+        }
     }
 
     /**
@@ -116,29 +137,8 @@ public final class KeyedSnapshotChain
     {
         final KeyedSnapshotReader base = fullBase(chain);
         final Plan plan = plan(chain, wanted);
-        final GroupMerge merge = new GroupMerge();
-        // the chain's readers stay the caller's: this reader's close closes nothing
-        final KeyedSnapshotReader merged = new KeyedSnapshotReader(base.file(), base.maxParallelism(), base.range(),
-            plan.states(), plan.groups(), new KeyedSnapshotReader.MergedGroups()
-            {
-                @Override
-                public void writeGroup(final int keyGroup, final KeyedSnapshotReader.GroupBytes out)
-                {
-                    merge.read(chain, plan.remap(), keyGroup);
-                    merge.frameTo(out, keyGroup, base, plan.remap()[0]);
-                }
-
-                @Override
-                public void skipUnwanted(final KeyedSnapshotReader.KeyFilter filter)
-                {
-                    merge.filter = filter;
-                }
-
-                @Override
-                public void close()
-                {
-                }
-            });
+        // the chain's readers stay the caller's
+        final KeyedSnapshotReader merged = mergedReader(base.file(), chain, plan, false);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         try
         {
@@ -264,9 +264,9 @@ public final class KeyedSnapshotChain
 
     /**
      * Merges one key group of a chain. The deltas' entries, usually few, are merged into heap objects, in order; the
-     * full snapshot's entries, nearly all of the group, are then copied straight through as bytes unless a delta
-     * replaced or removed them, and the deltas' merged entries come last. So a key group costs one pass over the
-     * base's bytes plus heap objects for the deltas' keys only.
+     * full snapshot's entries, nearly all of the group, are then handed on in place unless a delta replaced or
+     * removed them, and the deltas' merged entries come last. So a key group costs one pass over the base's bytes
+     * plus heap objects for the deltas' keys only.
      *
      * <p>The merged entries of a key come out together except for a map state's key that both the base and a delta
      * hold: its base user keys (those no delta replaced) come with the base, the deltas' ones at the end. Every
@@ -290,6 +290,9 @@ public final class KeyedSnapshotChain
         /** {@link #TOUCHED_BITS} bits: set at a hash of a key in {@link #entries} or {@link #cleared}. */
         private final long[] touched = new long[TOUCHED_BITS / Long.SIZE];
         private final ProbeKey probe = new ProbeKey();
+        /** The deltas' merged entries are handed over from here, one at a time. */
+        private byte[] scratch = new byte[256];
+        private CodecBuffer scratchBuffer = CodecBuffer.wrap(scratch);
         private boolean touchedAny;
         int[] fileStates;
         /** The keys to merge, asked by merged state index; null for all. */
@@ -414,84 +417,50 @@ public final class KeyedSnapshotChain
         }
 
         /**
-         * Frames the merged key group as a file holds it (key group, entry count, entries): the base's entries that
-         * no delta replaced or removed, as bytes, then the deltas' merged entries; nothing when empty.
+         * Hands the merged key group to {@code visitor}: the base's entries that no delta replaced or removed, in
+         * place in the base's buffer, then the deltas' merged entries, each copied into a scratch buffer.
          *
          * @param base       the chain's full snapshot.
          * @param baseStates per state index of the base, the merged state's index.
          */
-        void frameTo(final KeyedSnapshotReader.GroupBytes out, final int group, final KeyedSnapshotReader base,
-            final int[] baseStates)
+        void visit(final int group, final KeyedSnapshotReader base, final int[] baseStates,
+            final KeyedSnapshotReader.EntryVisitor visitor)
         {
-            out.reset();
-            final DataOutputStream data = new DataOutputStream(out);
-            final int[] count = new int[1];
+            base.readGroup(group, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
+                valueOffset, valueLength) ->
+            {
+                final int state = baseStates[stateIndex];
+                if (filter != null && !filter.wants(keyGroup, state, bytes, keyOffset, keyLength) ||
+                    touchedAny && replacedByDelta(state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength))
+                {
+                    return;
+                }
+                visitor.entry(keyGroup, state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength, valueOffset,
+                    valueLength);
+            });
             try
             {
-                data.writeInt(group);
-                data.writeInt(0);
-                base.readGroup(group, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
-                    valueOffset, valueLength) ->
-                {
-                    final int state = baseStates[stateIndex];
-                    if (filter != null && !filter.wants(keyGroup, state, bytes, keyOffset, keyLength) ||
-                        touchedAny && replacedByDelta(state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength))
-                    {
-                        return;
-                    }
-                    try
-                    {
-                        data.writeInt(state);
-                        data.writeInt(keyLength);
-                        bytes.writeTo(keyOffset, keyLength, data);
-                        data.writeInt(subKeyLength);
-                        if (subKeyLength > 0)
-                        {
-                            bytes.writeTo(subKeyOffset, subKeyLength, data);
-                        }
-                        data.writeInt(valueLength);
-                        bytes.writeTo(valueOffset, valueLength, data);
-                    }
-                    catch (final IOException impossible)
-                    {
-                        throw new UncheckedIOException("writing to memory failed", impossible);
-                    }
-                    count[0]++;
-                });
                 forEach((key, userKey, value) ->
                 {
-                    data.writeInt(key.state());
-                    data.writeInt(key.key().length);
-                    data.write(key.key());
-                    if (userKey == NO_USER_KEY)
+                    final int keyLength = key.key().length;
+                    final int userKeyLength = userKey.capacity();
+                    final int length = keyLength + userKeyLength + value.length;
+                    if (scratch.length < length)
                     {
-                        data.writeInt(-1);
+                        scratch = new byte[Math.max(length, 2 * scratch.length)];
+                        scratchBuffer = CodecBuffer.wrap(scratch);
                     }
-                    else
-                    {
-                        data.writeInt(userKey.capacity());
-                        data.write(userKey.array(), 0, userKey.capacity());
-                    }
-                    data.writeInt(value.length);
-                    data.write(value);
-                    count[0]++;
+                    System.arraycopy(key.key(), 0, scratch, 0, keyLength);
+                    System.arraycopy(userKey.array(), 0, scratch, keyLength, userKeyLength);
+                    System.arraycopy(value, 0, scratch, keyLength + userKeyLength, value.length);
+                    visitor.entry(group, key.state(), scratchBuffer, 0, keyLength, keyLength,
+                        userKey == NO_USER_KEY ? -1 : userKeyLength, keyLength + userKeyLength, value.length);
                 });
-                data.flush();
             }
             catch (final IOException impossible)
             {
-                throw new UncheckedIOException("writing to memory failed", impossible);
+                throw new UncheckedIOException("a merged entry's visitor cannot throw IOException", impossible);
             }
-            if (count[0] == 0)
-            {
-                out.reset();
-                return;
-            }
-            final byte[] framed = out.array();
-            framed[4] = (byte)(count[0] >>> 24);
-            framed[5] = (byte)(count[0] >>> 16);
-            framed[6] = (byte)(count[0] >>> 8);
-            framed[7] = (byte)count[0];
         }
 
         /**

@@ -7,7 +7,6 @@ import io.ringflow.state.keyed.KeyGroupRange;
 import io.ringflow.state.keyed.KeyGroups;
 import io.ringflow.state.keyed.StateKind;
 
-import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,27 +74,12 @@ public final class KeyedSnapshotReader implements AutoCloseable
     {
         /**
          * @param keyGroup one of the merged reader's key groups.
-         * @param out      emptied, then given the group framed as in a file (key group, entry count, entries), or
-         *                 nothing when every entry of the group was removed.
+         * @param visitor  given the group's merged entries; none when every entry of the group was removed.
          */
-        void writeGroup(int keyGroup, GroupBytes out);
+        void readGroup(int keyGroup, EntryVisitor visitor);
 
         /** @param filter the keys to merge from now on, the others dropped unmerged; null for every key. */
         void skipUnwanted(KeyFilter filter);
-    }
-
-    /** A growable array a merged key group is framed into, reused from group to group. */
-    static final class GroupBytes extends ByteArrayOutputStream
-    {
-        GroupBytes()
-        {
-            super(4096);
-        }
-
-        byte[] array()
-        {
-            return buf;
-        }
     }
 
     /** The most of a file's header (state descriptions) that is loaded for a file read by position. */
@@ -106,7 +90,6 @@ public final class KeyedSnapshotReader implements AutoCloseable
     private final StateFile source;
     /** The key groups of a merged chain; null for a file. */
     private final MergedGroups merged;
-    private final GroupBytes mergedBytes;
     /** Whether {@link #window} is the whole file, loaded once: nothing is read by position. */
     private final boolean whole;
     /** The loaded part of the file: {@link #windowLength} bytes from {@link #windowStart}. */
@@ -130,7 +113,6 @@ public final class KeyedSnapshotReader implements AutoCloseable
         this.file = source.name();
         this.source = source;
         this.merged = null;
-        this.mergedBytes = null;
         final long length = source.length();
         final byte[] data = source.bytesIfInMemory();
         this.whole = data != null;
@@ -277,7 +259,6 @@ public final class KeyedSnapshotReader implements AutoCloseable
         this.file = file;
         this.source = null;
         this.merged = merged;
-        this.mergedBytes = new GroupBytes();
         this.whole = false;
         this.maxParallelism = maxParallelism;
         this.range = range;
@@ -443,22 +424,13 @@ public final class KeyedSnapshotReader implements AutoCloseable
 
     private void readGroupAt(final int g, final EntryVisitor visitor)
     {
-        long position;
         if (merged != null)
         {
-            merged.writeGroup(groups[g], mergedBytes);
-            if (mergedBytes.size() == 0)
-            {
-                return;
-            }
-            useWindow(mergedBytes.array(), mergedBytes.size());
-            position = 0;
+            merged.readGroup(groups[g], visitor);
+            return;
         }
-        else
-        {
-            position = offsets[g];
-            load(position, (g + 1 < groups.length ? offsets[g + 1] : indexOffset) - position);
-        }
+        long position = offsets[g];
+        load(position, (g + 1 < groups.length ? offsets[g + 1] : indexOffset) - position);
         if (getInt(position) != groups[g])
         {
             throw corrupt("key group " + groups[g] + " is not where the index says");
