@@ -713,17 +713,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /**
      * {@inheritDoc}
      *
-     * <p>True when this store took that checkpoint's snapshot while tracking changes, no restore or forgetting came
+     * <p>Null when this store took that checkpoint's snapshot while tracking changes, no restore or forgetting came
      * after ({@link IncrementalBases#isBase}: every change since is known), and no snapshot of it is still pending (a
      * pending one would keep preserving old values for a flusher that no longer runs), and the keys changed since fit
-     * in the revert's arrays ({@link LocalRevert#fits}).
+     * in the revert's arrays ({@link LocalRevert#fits}); {@link #canRevertTo} is true then.
      */
-    @Override
-    public boolean canRevertTo(final long checkpointId)
-    {
-        return whyNotRevertibleTo(checkpointId) == null;
-    }
-
     @Override
     public String whyNotRevertibleTo(final long checkpointId)
     {

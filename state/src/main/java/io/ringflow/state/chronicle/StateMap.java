@@ -687,17 +687,9 @@ final class StateMap
     }
 
     /**
-     * Keeps a restored entry of {@code Long} key and value out of the map. Task thread, during a restore.
-     *
-     * @param key     the key.
-     * @param value   its value, not {@link CopyOnWriteLongTable#MISSING}.
-     * @param maxKeys the most entries kept out of the map, at least 1.
-     * @return whether it was kept; if not (the table is full), the caller writes it to the map.
-     */
-    /**
-     * Whether {@link #keepRestoredLong} could keep {@code key} out of the map, asked before the costlier checks of a
-     * restored counter (a lookup in the map): false once the kept counters reached {@code maxKeys} without it, which
-     * at millions of keys is most of a restore. Task thread.
+     * Whether {@link #keepRestoredLong} holds or could keep {@code key}, asked before the costlier checks of a
+     * restored counter (a lookup in the map): {@link #FULL} once the kept counters reached {@code maxKeys} without
+     * it, which at millions of keys is most of a restore. Task thread.
      *
      * @param key     a restored counter's key.
      * @param maxKeys as for {@link #keepRestoredLong}.
@@ -724,6 +716,14 @@ final class StateMap
     /** {@link #restoredLongRoom}: the key is not kept, and there is no room for it. */
     static final int FULL = 2;
 
+    /**
+     * Keeps a restored entry of {@code Long} key and value out of the map. Task thread, during a restore.
+     *
+     * @param key     the key.
+     * @param value   its value, not {@link CopyOnWriteLongTable#MISSING}.
+     * @param maxKeys the most entries kept out of the map, at least 1.
+     * @return whether it was kept; if not (the table is full), the caller writes it to the map.
+     */
     boolean keepRestoredLong(final long key, final long value, final int maxKeys)
     {
         if (restoredLongs == null)
