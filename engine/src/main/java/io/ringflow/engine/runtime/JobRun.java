@@ -268,7 +268,7 @@ public final class JobRun implements JobHandle
                 final CheckpointMetadata metadata = storage.load(id);
                 committedAny = true;
                 storage.verifyStateFiles(metadata);
-                return new RestoreSpec(metadata, storage, allowNonRestoredState);
+                return new RestoreSpec(metadata, storage, allowNonRestoredState, true);
             }
             catch (final CorruptCheckpointException | IOException ex)
             {
@@ -282,7 +282,8 @@ public final class JobRun implements JobHandle
                 storage.describe() + " can be restored (missing or corrupt); not restarting from scratch, which " +
                 "would replay output the sinks already received");
         }
-        return initialRestore;
+        // checked when the run started, possibly long ago: checked again as the restore opens its files
+        return initialRestore == null ? null : initialRestore.checkedWhenOpened();
     }
 
     private void finish(final JobStatus finalStatus, final Throwable cause)

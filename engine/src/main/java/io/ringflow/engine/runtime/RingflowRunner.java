@@ -109,7 +109,7 @@ public final class RingflowRunner implements JobRunner
         {
             final DirectoryCheckpointStorage storage =
                 new DirectoryCheckpointStorage(folder.toAbsolutePath().getParent());
-            return new RestoreSpec(storage.loadVerified(id), storage, allowNonRestoredState);
+            return new RestoreSpec(storage.loadVerified(id), storage, allowNonRestoredState, true);
         }
         catch (final IOException | CorruptCheckpointException ex)
         {

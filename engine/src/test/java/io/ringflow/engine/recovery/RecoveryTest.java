@@ -226,6 +226,74 @@ class RecoveryTest
     }
 
     @Test
+    void aRestartReadsEachKeyedStateFileThroughItsChecksumOnce(@TempDir final Path dir) throws Exception
+    {
+        final CountingStorage storage = new CountingStorage(new DirectoryCheckpointStorage(dir));
+        final CountingJob job = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).build())
+            .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+            .build());
+        job.build(env, 2);
+        try (JobHandle handle = env.execute("recovery-checked-once"))
+        {
+            job.source.openUpTo(4_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> job.sinkTotal() == 4_000);
+            final CompletedCheckpoint checkpoint = handle.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+            final CheckpointMetadata metadata = storage.load(checkpoint.checkpointId());
+            final java.util.List<String> keyed = metadata.operators().values().stream()
+                .flatMap(state -> state.subtasks().stream()).flatMap(subtask -> subtask.keyedChain().stream())
+                .map(io.ringflow.state.checkpoint.StateHandle::name).toList();
+            assertThat(keyed).as("the counting subtasks' keyed snapshots").hasSize(2);
+
+            job.armed.set(true);
+            job.source.openUpTo(6_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.restartCount() == 1 &&
+                handle.status() == JobStatus.RUNNING);
+            job.source.finishAt(8_000);
+            TestJobs.awaitFinished(handle);
+
+            assertThat(job.sinkCountsAreExactFor(8_000)).as("counts per key %s", job.sinkCounts).isTrue();
+            for (final String name : keyed)
+            {
+                assertThat(storage.verified.get(name)).as("%s checked when chosen to restart from", name)
+                    .isEqualTo(1);
+                assertThat(storage.openedVerified.get(name)).as("%s opened for the restore", name).isEqualTo(1);
+                assertThat(storage.openedAndChecked.get(name)).as("%s not checked a second time", name).isNull();
+            }
+        }
+    }
+
+    @Test
+    void aRestartFromTheCheckpointTheJobStartedFromChecksItsFilesAgain(@TempDir final Path dir) throws Exception
+    {
+        final long checkpointId = checkpointedRun(dir, "recovery-start-point", 1, 4_000);
+        final Path folder = dir.resolve("chk-" + checkpointId);
+        final CountingJob second = new CountingJob(KEYS);
+        final JobEnvironment restored = JobEnvironment.create(JobConfig.builder().restoreFrom(folder)
+            .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO)).build());
+        second.build(restored, 1);
+        try (JobHandle handle = restored.execute("recovery-start-point-again"))
+        {
+            second.source.openUpTo(5_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> second.sinkCountsAreExactFor(5_000));
+            // checked when the job started; the disk flips a byte of its keyed snapshot before the job fails
+            final CheckpointMetadata metadata = new DirectoryCheckpointStorage(dir).load(checkpointId);
+            final String keyed = metadata.operators().get("count").subtasks().get(0).keyedChain().get(0).name();
+            final Path file = folder.resolve(keyed);
+            final byte[] bytes = Files.readAllBytes(file);
+            bytes[bytes.length / 2] ^= 0x20;
+            Files.write(file, bytes);
+
+            second.armed.set(true);
+            second.source.openUpTo(6_000);
+            assertThatThrownBy(() -> handle.awaitTermination(TestJobs.HANG_GUARD))
+                .hasStackTraceContaining("checksum mismatch").hasStackTraceContaining(keyed);
+            assertThat(handle.status()).isEqualTo(JobStatus.FAILED);
+        }
+    }
+
+    @Test
     void aNewJobStartsFromACheckpointFolderAtAnotherParallelism(@TempDir final Path dir) throws Exception
     {
         final long checkpointId = checkpointedRun(dir, "recovery-first", 2, 4_000);

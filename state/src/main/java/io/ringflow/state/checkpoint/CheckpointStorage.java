@@ -79,6 +79,23 @@ public interface CheckpointStorage
     }
 
     /**
+     * Opens a state file that {@link #verifyStateFiles} (or {@link #verifyState}) read through its checksum moments
+     * ago, in this process, for a restore about to read it: a storage on disk then checks that it is still there with
+     * its length, without reading it all a second time (a restart at ten million keys reads hundreds of megabytes to
+     * verify them). A storage whose open reads the file whole anyway checks it again; that is the default.
+     *
+     * @param checkpointId the checkpoint that points to it.
+     * @param handle       the handle from its metadata.
+     * @return the file, to be closed by the caller.
+     * @throws IOException                when it cannot be read.
+     * @throws CorruptCheckpointException when it is missing or no longer has its handle's length, naming the file.
+     */
+    default StateFile openVerifiedState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        return openState(checkpointId, handle);
+    }
+
+    /**
      * Checks a state file's length and checksum against its handle. The default reads it whole
      * ({@link #readState}); a storage on disk streams it.
      *

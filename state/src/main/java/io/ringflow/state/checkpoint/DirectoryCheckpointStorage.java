@@ -227,6 +227,28 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         return StateFile.of(channel, handle.length(), file.toString());
     }
 
+    /** {@inheritDoc} Only the file's length is compared with the handle's. */
+    @Override
+    public StateFile openVerifiedState(final long checkpointId, final StateHandle handle) throws IOException
+    {
+        final Path file = pathOf(checkpointId, handle);
+        final FileChannel channel = open(file);
+        try
+        {
+            final String problem = MetadataFormat.lengthProblemOf(channel.size(), handle);
+            if (problem != null)
+            {
+                throw new CorruptCheckpointException(file.toString(), problem);
+            }
+            return StateFile.of(channel, handle.length(), file.toString());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            channel.close();
+            throw ex;
+        }
+    }
+
     /** {@inheritDoc} The file is streamed through CRC32C, never held whole. */
     @Override
     public void verifyState(final long checkpointId, final StateHandle handle) throws IOException
@@ -237,15 +259,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     /** @return the file open for reading, once its length and CRC32C matched {@code handle}. */
     private static FileChannel openChecked(final Path file, final StateHandle handle) throws IOException
     {
-        final FileChannel channel;
-        try
-        {
-            channel = FileChannel.open(file, StandardOpenOption.READ);
-        }
-        catch (final NoSuchFileException ex)
-        {
-            throw new CorruptCheckpointException(file.toString(), "missing");
-        }
+        final FileChannel channel = open(file);
         try
         {
             final String problem = MetadataFormat.problemOf(channel, handle);
@@ -259,6 +273,18 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         {
             channel.close();
             throw ex;
+        }
+    }
+
+    private static FileChannel open(final Path file) throws IOException
+    {
+        try
+        {
+            return FileChannel.open(file, StandardOpenOption.READ);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new CorruptCheckpointException(file.toString(), "missing");
         }
     }
 

@@ -450,10 +450,10 @@ public final class MetadataFormat
     /** @return how a file of {@code length} bytes and checksum {@code crc} differs from its handle, or null. */
     private static String mismatch(final long length, final CRC32C crc, final StateHandle handle)
     {
-        if (length != handle.length())
+        final String lengthProblem = lengthProblemOf(length, handle);
+        if (lengthProblem != null)
         {
-            return (length < handle.length() ? "truncated: " : "torn: ") + length +
-                " bytes, the checkpoint's metadata says " + handle.length();
+            return lengthProblem;
         }
         if ((int)crc.getValue() != handle.crc32c())
         {
@@ -461,6 +461,13 @@ public final class MetadataFormat
                 Integer.toHexString(handle.crc32c()) + ")";
         }
         return null;
+    }
+
+    /** @return how a file of {@code length} bytes differs in length from its handle, or null. */
+    static String lengthProblemOf(final long length, final StateHandle handle)
+    {
+        return length == handle.length() ? null : (length < handle.length() ? "truncated: " : "torn: ") + length +
+            " bytes, the checkpoint's metadata says " + handle.length();
     }
 
     /** What {@link #problemOf} reads at a time. */

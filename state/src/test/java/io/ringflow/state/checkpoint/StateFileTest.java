@@ -81,6 +81,47 @@ class StateFileTest
     }
 
     @Test
+    void aFileVerifiedMomentsAgoIsOpenedCheckingItsLengthAndPresence(@TempDir final Path dir) throws IOException
+    {
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
+        final byte[] bytes = randomBytes(300_000, 5);
+        final StateHandle handle = write(storage, "keyed-3", bytes);
+        storage.verifyState(CHECKPOINT, handle);
+        try (StateFile file = storage.openVerifiedState(CHECKPOINT, handle))
+        {
+            assertThat(file.length()).isEqualTo(bytes.length);
+            final byte[] read = new byte[1_000];
+            file.readFully(123_456, read, 0, read.length);
+            assertThat(read).containsExactly(java.util.Arrays.copyOfRange(bytes, 123_456, 124_456));
+        }
+        final Path path = dir.resolve("chk-" + CHECKPOINT).resolve("keyed-3");
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE))
+        {
+            channel.truncate(299_000);
+        }
+        assertThatThrownBy(() -> storage.openVerifiedState(CHECKPOINT, handle))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("truncated: 299000 bytes")
+            .hasMessageContaining(path.toString());
+        Files.write(path, randomBytes(300_001, 6));
+        assertThatThrownBy(() -> storage.openVerifiedState(CHECKPOINT, handle))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("torn: 300001 bytes");
+        Files.delete(path);
+        assertThatThrownBy(() -> storage.openVerifiedState(CHECKPOINT, handle))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("missing");
+    }
+
+    @Test
+    void inMemoryAVerifiedFileIsCheckedAgainWhenOpened() throws IOException
+    {
+        final InMemoryCheckpointStorage storage = new InMemoryCheckpointStorage();
+        final StateHandle handle = write(storage, "keyed-4", randomBytes(1_000, 7));
+        final StateHandle wrong = new StateHandle(handle.name(), handle.length(), handle.crc32c() + 1,
+            handle.shared());
+        assertThatThrownBy(() -> storage.openVerifiedState(CHECKPOINT, wrong))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("checksum mismatch");
+    }
+
+    @Test
     void inMemoryTheFileIsItsCheckedBytes() throws IOException
     {
         final InMemoryCheckpointStorage storage = new InMemoryCheckpointStorage();

@@ -33,7 +33,8 @@ import java.util.TreeSet;
  * Hands each operator subtask of a new attempt its part of a checkpoint: a source its position, a keyed operator the
  * keyed snapshots whose key groups it now owns (any parallelism, same number of key groups), a checkpointed function
  * its operator state (its own list at the same parallelism, dealt round-robin otherwise). Every state file is checked
- * against its length and CRC32C as it is read. Runs on the submitting thread, before any task starts.
+ * against its length and CRC32C as it is read, or was just before the restore (see {@link RestoreSpec}). Runs on the
+ * submitting thread, before any task starts.
  */
 public final class StateRestorer
 {
@@ -338,7 +339,8 @@ public final class StateRestorer
     {
         try
         {
-            return spec.storage().openState(checkpoint.checkpointId(), handle);
+            return spec.stateFilesVerified() ? spec.storage().openVerifiedState(checkpoint.checkpointId(), handle) :
+                spec.storage().openState(checkpoint.checkpointId(), handle);
         }
         catch (final IOException ex)
         {
