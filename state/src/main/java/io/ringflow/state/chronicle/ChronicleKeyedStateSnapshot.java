@@ -6,6 +6,7 @@ import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import io.ringflow.state.snapshot.StateMeta;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -67,9 +68,15 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     /**
      * {@link #writeTo(OutputStream)}, telling {@code observer} after each segment is read.
      *
+     * <p>An interrupt of the writing thread abandons the snapshot: after each segment (a full snapshot) or each
+     * changed key (a delta) read, an interrupted thread stops reading, releases the snapshot's parts and throws an
+     * {@link InterruptedIOException}, its interrupt status kept. A failed attempt's flusher is interrupted so: its
+     * checkpoint can no longer complete, and the restart waits for the flusher to stop (a delta of millions of changed
+     * keys reads for seconds).
+     *
      * @param out      where to write; not closed here.
      * @param observer told after each segment, on the flusher, with no lock held.
-     * @throws IOException when writing fails.
+     * @throws IOException when writing fails, or {@link InterruptedIOException} when abandoned.
      */
     void writeTo(final OutputStream out, final PendingStatePart.SegmentObserver observer) throws IOException
     {
@@ -78,6 +85,13 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
             throw new IllegalStateException("the keyed snapshot of checkpoint " + checkpointId +
                 " was already written or released");
         }
+        // the engine's own writes pass NONE: checking for an interrupt then allocates nothing per snapshot
+        final PendingStatePart.SegmentObserver told = observer == PendingStatePart.SegmentObserver.NONE ?
+            STOP_IF_INTERRUPTED : (stateIndex, segment) ->
+            {
+                observer.segmentRead(stateIndex, segment);
+                STOP_IF_INTERRUPTED.segmentRead(stateIndex, segment);
+            };
         long expectedEntries = 0;
         for (final PendingStatePart state : states)
         {
@@ -94,7 +108,7 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
                     metas.add(states[i].meta());
                     // this thread reads this part to the end now, needing nothing of the task but its segment locks
                     states[i].startCollecting();
-                    states[i].collect(i, entries, observer);
+                    states[i].collect(i, entries, told);
                     // everything as of the barrier is copied: the task thread may stop preserving for this state
                     states[i].state().removePending(states[i]);
                 }
@@ -102,6 +116,11 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
             catch (final UncheckedIOException spillFailed)
             {
                 throw spillFailed.getCause();
+            }
+            catch (final Abandoned abandoned)
+            {
+                throw new InterruptedIOException("the keyed snapshot of checkpoint " + checkpointId + " was " +
+                    "abandoned: its writing thread was interrupted");
             }
             finally
             {
@@ -112,6 +131,26 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
             spilledRuns = entries.spilledRuns();
             entries.writeTo(writer);
             writer.finish();
+        }
+    }
+
+    /** Told after each segment or changed key read: stops the read on an interrupted thread. */
+    private static final PendingStatePart.SegmentObserver STOP_IF_INTERRUPTED = (stateIndex, segment) ->
+    {
+        if (Thread.currentThread().isInterrupted())
+        {
+            throw new Abandoned();
+        }
+    };
+
+    /** Thrown out of a part's read by {@link #STOP_IF_INTERRUPTED}, caught by {@link #writeTo}; carries nothing. */
+    private static final class Abandoned extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned()
+        {
+            super(null, null, false, false);
         }
     }
 

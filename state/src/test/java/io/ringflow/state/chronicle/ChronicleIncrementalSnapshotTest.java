@@ -136,6 +136,61 @@ class ChronicleIncrementalSnapshotTest
         assertThat(merged.get("counts")).containsEntry(7L, 11L).containsEntry(9L, 2L).containsEntry(10L, 1L);
     }
 
+    /**
+     * A snapshot whose writing thread is interrupted (a failed attempt's flusher) stops reading and is released; the
+     * store's next delta on the same base still holds every change since it, the abandoned interval's included.
+     */
+    @ParameterizedTest(name = "abandoned snapshot is a delta: {0}")
+    @ValueSource(booleans = {true, false})
+    void aSnapshotWrittenOnAnInterruptedThreadIsAbandonedAndTheNextDeltaHoldsEveryChange(final boolean delta)
+        throws Exception
+    {
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        for (long key = 0; key < 20_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+        }
+        final byte[] full = SnapshotContents.take(store, 1);
+        for (long key = 0; key < 20_000; key += 3)
+        {
+            store.setCurrentKey(key);
+            counts.update(key + 1_000_000);
+        }
+        final KeyedStateSnapshot abandoned = delta ? store.incrementalSnapshot(2, 1) : store.snapshot(2);
+        // written after the barrier, copy-on-write against the snapshot about to be abandoned
+        for (long key = 0; key < 30_000; key += 5)
+        {
+            store.setCurrentKey(key);
+            counts.update(-key);
+        }
+        Thread.currentThread().interrupt();
+        try
+        {
+            assertThatThrownBy(() -> abandoned.writeTo(new java.io.ByteArrayOutputStream()))
+                .isInstanceOf(java.io.InterruptedIOException.class).hasMessageContaining("checkpoint 2")
+                .hasMessageContaining("abandoned");
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+        }
+        finally
+        {
+            Thread.interrupted();
+        }
+        assertThatThrownBy(() -> abandoned.writeTo(new java.io.ByteArrayOutputStream()))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("already written or released");
+        for (long key = 1; key < 20_000; key += 7)
+        {
+            store.setCurrentKey(key);
+            counts.clear();
+        }
+        final byte[] next = SnapshotContents.write(store.incrementalSnapshot(3, 1));
+        assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(List.of(SnapshotContents.reader(full),
+            SnapshotContents.reader(next)), ALL), CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.decode(SnapshotContents.take(store, 4), CodecRegistry.withBuiltIns()));
+    }
+
     @Test
     void aKeyChangedInSeveralIntervalsAndPreservedIsInTheDeltaOnce() throws Exception
     {
