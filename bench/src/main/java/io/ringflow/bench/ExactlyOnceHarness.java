@@ -69,20 +69,24 @@ public final class ExactlyOnceHarness
         }
         else if (args.length >= 4 && "recovery".equals(args[0]) &&
             List.of(args).subList(4, args.length).stream().allMatch(option ->
-                Set.of("unaligned", "local", "incremental").contains(option) || option.matches("full-every=\\d+")))
+                Set.of("unaligned", "local", "incremental").contains(option) || option.matches("full-every=\\d+") ||
+                option.matches("parallelism=[1-9]\\d*")))
         {
             final List<String> options = List.of(args).subList(4, args.length);
             final int fullEvery = options.stream().filter(option -> option.startsWith("full-every="))
                 .mapToInt(option -> Integer.parseInt(option.substring("full-every=".length()))).findFirst()
                 .orElse(CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY);
+            final int parallelism = options.stream().filter(option -> option.startsWith("parallelism="))
+                .mapToInt(option -> Integer.parseInt(option.substring("parallelism=".length()))).findFirst()
+                .orElse(1);
             recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                 options.contains("unaligned"), options.contains("local"), options.contains("incremental"), fullEvery,
-                out);
+                parallelism, out);
         }
         else
         {
             System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
-                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N]");
+                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N] [parallelism=N]");
             System.exit(2);
         }
     }
@@ -144,12 +148,13 @@ public final class ExactlyOnceHarness
         throws Exception
     {
         return start(rate, keys, intervalMs, dir, armed, firstView, unaligned, local, new AtomicBoolean(), false,
-            CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY);
+            CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY, 1);
     }
 
     private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
         final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local,
-        final AtomicBoolean lastAppSeen, final boolean incremental, final int fullEvery) throws Exception
+        final AtomicBoolean lastAppSeen, final boolean incremental, final int fullEvery, final int parallelism)
+        throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
@@ -161,8 +166,9 @@ public final class ExactlyOnceHarness
         env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
             .keyBy(PageView::appId)
             .process(() -> new Count(armed, firstView, lastAppSeen, keys - 1)).name("count")
+            .setParallelism(parallelism)
             .sinkTo(TransactionalFileSink.forRecords(dir.resolve("out"),
-                RecordEncoder.lengthPrefixed(TimedAppCount.class)).build()).name("file");
+                RecordEncoder.lengthPrefixed(TimedAppCount.class)).build()).name("file").setParallelism(parallelism);
         return env.execute("exactly-once-harness");
     }
 
@@ -219,14 +225,15 @@ public final class ExactlyOnceHarness
     private static final long SETTLE_MILLIS = 10_000;
 
     static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,
-        final boolean local, final boolean incremental, final int fullEvery, final PrintStream out) throws Exception
+        final boolean local, final boolean incremental, final int fullEvery, final int parallelism,
+        final PrintStream out) throws Exception
     {
         final Path dir = Files.createTempDirectory("ringflow-recovery");
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong firstView = new AtomicLong();
         final AtomicBoolean lastAppSeen = new AtomicBoolean();
         final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned, local, lastAppSeen,
-            incremental, fullEvery);
+            incremental, fullEvery, parallelism);
         final List<String> completed = java.util.Collections.synchronizedList(new ArrayList<>());
         job.onCheckpointCompleted(checkpoint -> completed.add(String.format(Locale.ROOT, "%d:%.0f:%.1f",
             checkpoint.checkpointId(), checkpoint.stateSizeBytes() / 1e6, checkpoint.durationNanos() / 1e9)));
@@ -299,7 +306,8 @@ public final class ExactlyOnceHarness
         out.printf(Locale.ROOT, "recovery, %s%s, %,d keys (%,d B of state and %,d B in flight in the last " +
                 "checkpoint), %,d views/s, %d failures: failure to first view counted again, ms: median %.1f  " +
                 "min %.1f  max %.1f  all %s%n", (unaligned ? "unaligned" : "aligned") +
-                (incremental ? ", incremental, full every " + fullEvery : ""), local ? String.format(Locale.ROOT,
+                (incremental ? ", incremental, full every " + fullEvery : "") +
+                (parallelism == 1 ? "" : ", counted at parallelism " + parallelism), local ? String.format(Locale.ROOT,
                 ", local recovery (%d stores reverted, %,d keys rewritten)", storesReverted, keysRewritten) : "",
             keys, stateBytes, inFlightBytes,
             rate, failures, recoveries.get(recoveries.size() / 2) / 1e6, recoveries.get(0) / 1e6,

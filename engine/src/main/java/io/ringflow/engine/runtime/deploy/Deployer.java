@@ -18,6 +18,7 @@ import io.ringflow.engine.graph.StreamGraph;
 import io.ringflow.engine.graph.StreamNode;
 import io.ringflow.engine.runtime.recovery.LocalKeyedStores;
 import io.ringflow.engine.runtime.recovery.RestoreSpec;
+import io.ringflow.engine.runtime.recovery.KeyedRestores;
 import io.ringflow.engine.runtime.recovery.StateRestorer;
 import io.ringflow.engine.runtime.task.ChainingOutput;
 import io.ringflow.engine.runtime.task.BroadcastOutput;
@@ -207,12 +208,17 @@ public final class Deployer
 
         try
         {
-            buildTasks(execution, chains, channels, edgeCodecs, signals, restorer, new Specializer(config));
+            final KeyedRestores keyedRestores = new KeyedRestores(jobName,
+                Runtime.getRuntime().availableProcessors());
+            buildTasks(execution, chains, channels, edgeCodecs, signals, restorer, keyedRestores,
+                new Specializer(config));
             if (localStores != null)
             {
                 // stores of subtasks this attempt does not have (another parallelism, operator or uid)
                 localStores.closeUntaken();
             }
+            // the subtasks' keyed stores, each restored or reverted on its own thread; all done before any task runs
+            keyedRestores.runAll();
         }
         catch (final RuntimeException ex)
         {
@@ -241,6 +247,7 @@ public final class Deployer
         final Map<StreamEdge, Codec<Object>> edgeCodecs,
         final Map<StreamNode, ParkingSignal[]> signals,
         final StateRestorer restorer,
+        final KeyedRestores keyedRestores,
         final Specializer specializer)
     {
         int nextCpu = 0;
@@ -253,7 +260,7 @@ public final class Deployer
             {
                 final int cpu = cpus == null ? -1 : cpus[nextCpu++ % cpus.length];
                 final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu,
-                    restorer, specializer);
+                    restorer, keyedRestores, specializer);
                 task.forgetChangesAtCompletion(localStores != null && !config.checkpointing().incremental());
                 final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
                 thread.setDaemon(false);
@@ -278,6 +285,7 @@ public final class Deployer
         final Map<StreamNode, ParkingSignal[]> signals,
         final int cpu,
         final StateRestorer restorer,
+        final KeyedRestores keyedRestores,
         final Specializer specializer)
     {
         // tail first: an operator's class (its copy) is chosen knowing its output's, and an output's knowing the
@@ -345,7 +353,7 @@ public final class Deployer
             chain[i].setup(runtime, output);
             if (restorer != null)
             {
-                restorer.restore(node, subtask, keyedStore, operatorStore, chain[i], node == head);
+                restorer.restore(node, subtask, keyedStore, operatorStore, chain[i], node == head, keyedRestores);
             }
         }
         final List<ChannelWriter> allWriters = new ArrayList<>();

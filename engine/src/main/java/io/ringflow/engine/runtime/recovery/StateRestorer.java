@@ -33,8 +33,13 @@ import java.util.TreeSet;
  * Hands each operator subtask of a new attempt its part of a checkpoint: a source its position, a keyed operator the
  * keyed snapshots whose key groups it now owns (any parallelism, same number of key groups), a checkpointed function
  * its operator state (its own list at the same parallelism, dealt round-robin otherwise). Every state file is checked
- * against its length and CRC32C as it is read, or was just before the restore (see {@link RestoreSpec}). Runs on the
- * submitting thread, before any task starts.
+ * against its length and CRC32C as it is read, or was just before the restore (see {@link RestoreSpec}).
+ *
+ * <p>Thread contract: runs on the deploying thread, before any task starts, except the keyed part of each subtask
+ * (restoring or reverting its keyed store, by far the longest part at millions of keys), which {@link #restore}
+ * hands to a {@link KeyedRestores} to be run on its own thread, in parallel with other subtasks' keyed parts: each
+ * one touches only its own store and its own readers of the (read-only) checkpoint, and counts into
+ * {@link LocalKeyedStores}, which is thread-safe.
  */
 public final class StateRestorer
 {
@@ -125,9 +130,12 @@ public final class StateRestorer
      * @param keyedStore    its keyed store, or null when it is not keyed.
      * @param operatorStore its operator state.
      * @param operator      the operator.
+     * @param chainHead     whether it heads its task's chain.
+     * @param keyedParts    where the keyed part of the restore goes, to be run before the task starts.
      */
     public void restore(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
-        final OperatorStateStore operatorStore, final StreamOperator operator, final boolean chainHead)
+        final OperatorStateStore operatorStore, final StreamOperator operator, final boolean chainHead,
+        final KeyedRestores keyedParts)
     {
         final OperatorState withChannels = checkpoint.operators().get(node.uid());
         if (!chainHead && withChannels != null && withChannels.subtasks().stream().anyMatch(s -> s.channels() != null))
@@ -157,24 +165,12 @@ public final class StateRestorer
         {
             // local recovery: the failed attempt's store, which took this checkpoint's snapshot itself (so the key
             // groups are the same); the checkpoint may hold no keyed state for it (empty then), still reverted
-            final List<KeyedSnapshotReader> readers = state == null ? List.of() : keyedReaders(node, subtask, state);
-            final long rewritten;
-            try
-            {
-                rewritten = keyedStore.revertTo(checkpoint.checkpointId(), readers);
-            }
-            finally
-            {
-                close(readers);
-            }
-            if (localStores != null)
-            {
-                localStores.reverted(rewritten);
-            }
+            keyedParts.add(() -> revertKeyed(node, subtask, keyedStore, state));
         }
-        else if (state != null)
+        else if (state != null && state.subtasks().stream().anyMatch(s -> s.keyed() != null))
         {
-            restoreKeyed(node, subtask, keyedStore, state);
+            checkKeyedRestorable(node, keyedStore, state);
+            keyedParts.add(() -> restoreKeyed(node, subtask, keyedStore, state));
         }
         if (state != null)
         {
@@ -221,14 +217,30 @@ public final class StateRestorer
         }
     }
 
-    private void restoreKeyed(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
+    /** Runs on a {@link KeyedRestores} thread. */
+    private void revertKeyed(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
         final OperatorState state)
     {
-        final boolean hasKeyed = state.subtasks().stream().anyMatch(s -> s.keyed() != null);
-        if (!hasKeyed)
+        final List<KeyedSnapshotReader> readers = state == null ? List.of() : keyedReaders(node, subtask, state);
+        final long rewritten;
+        try
         {
-            return;
+            rewritten = keyedStore.revertTo(checkpoint.checkpointId(), readers);
         }
+        finally
+        {
+            close(readers);
+        }
+        if (localStores != null)
+        {
+            localStores.reverted(rewritten);
+        }
+    }
+
+    /** Refuses, on the deploying thread, keyed state that cannot be restored into this operator. */
+    private void checkKeyedRestorable(final StreamNode node, final KeyedStateStore keyedStore,
+        final OperatorState state)
+    {
         if (keyedStore == null)
         {
             throw new InvalidJobException("checkpoint " + checkpoint.checkpointId() + " holds keyed state of " +
@@ -240,6 +252,12 @@ public final class StateRestorer
                 "parallelism " + state.maxParallelism() + " and keyed state cannot be restored with " +
                 config.maxParallelism() + ": set JobConfig maxParallelism back to " + state.maxParallelism());
         }
+    }
+
+    /** Runs on a {@link KeyedRestores} thread. */
+    private void restoreKeyed(final StreamNode node, final int subtask, final KeyedStateStore keyedStore,
+        final OperatorState state)
+    {
         final List<KeyedSnapshotReader> readers = keyedReaders(node, subtask, state);
         try
         {
