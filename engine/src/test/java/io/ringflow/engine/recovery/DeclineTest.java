@@ -1,23 +1,19 @@
 package io.ringflow.engine.recovery;
 
+import io.ringflow.engine.ForwardingCheckpointStorage;
 import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.JobConfig;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
 import io.ringflow.engine.api.JobStatus;
-import io.ringflow.state.checkpoint.CheckpointMetadata;
-import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.InMemoryCheckpointStorage;
-import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.checkpoint.StateOutput;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -102,10 +98,14 @@ class DeclineTest
     }
 
     /** In-memory storage whose state files fail to be created while {@link #failing} is set. */
-    static final class FlakyStorage implements CheckpointStorage
+    static final class FlakyStorage extends ForwardingCheckpointStorage
     {
         final AtomicBoolean failing = new AtomicBoolean();
-        private final InMemoryCheckpointStorage delegate = new InMemoryCheckpointStorage();
+
+        FlakyStorage()
+        {
+            super(new InMemoryCheckpointStorage());
+        }
 
         @Override
         public StateOutput createStateOutput(final long checkpointId, final String name) throws IOException
@@ -114,7 +114,7 @@ class DeclineTest
             {
                 throw new IOException("no space left on the test device");
             }
-            return delegate.createStateOutput(checkpointId, name);
+            return super.createStateOutput(checkpointId, name);
         }
 
         @Override
@@ -124,49 +124,7 @@ class DeclineTest
             {
                 throw new IOException("no space left on the test device");
             }
-            return delegate.createSharedStateOutput(checkpointId, name);
-        }
-
-        @Override
-        public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
-        {
-            return delegate.readState(checkpointId, handle);
-        }
-
-        @Override
-        public void commit(final CheckpointMetadata metadata)
-        {
-            delegate.commit(metadata);
-        }
-
-        @Override
-        public void prune(final long newest, final int retained, final Set<Long> pinned)
-        {
-            delegate.prune(newest, retained, pinned);
-        }
-
-        @Override
-        public void discardPending(final long checkpointId)
-        {
-            delegate.discardPending(checkpointId);
-        }
-
-        @Override
-        public List<Long> checkpointIds()
-        {
-            return delegate.checkpointIds();
-        }
-
-        @Override
-        public CheckpointMetadata load(final long checkpointId)
-        {
-            return delegate.load(checkpointId);
-        }
-
-        @Override
-        public void discardAll()
-        {
-            delegate.discardAll();
+            return super.createSharedStateOutput(checkpointId, name);
         }
 
         @Override

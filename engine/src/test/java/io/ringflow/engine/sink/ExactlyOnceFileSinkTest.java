@@ -1,5 +1,6 @@
 package io.ringflow.engine.sink;
 
+import io.ringflow.engine.ForwardingCheckpointStorage;
 import io.ringflow.engine.TestBackends;
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.CheckpointingMode;
@@ -26,9 +27,7 @@ import io.ringflow.engine.api.sink.file.RecordEncoder;
 import io.ringflow.engine.api.sink.file.TransactionalFileSink;
 import io.ringflow.engine.api.source.GeneratorSource;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
-import io.ringflow.state.checkpoint.CheckpointStorage;
 import io.ringflow.state.checkpoint.DirectoryCheckpointStorage;
-import io.ringflow.state.checkpoint.StateHandle;
 import io.ringflow.state.checkpoint.StateOutput;
 import io.ringflow.state.keyed.ValueState;
 import io.ringflow.state.keyed.ValueStateDescriptor;
@@ -385,14 +384,13 @@ class ExactlyOnceFileSinkTest
     }
 
     /** Directory storage whose n-th state file, and n-th metadata commit, fail to be written. */
-    static final class FaultyStorage implements CheckpointStorage
+    static final class FaultyStorage extends ForwardingCheckpointStorage
     {
-        private final DirectoryCheckpointStorage delegate;
         private final Faults faults;
 
         FaultyStorage(final DirectoryCheckpointStorage delegate, final Faults faults)
         {
-            this.delegate = delegate;
+            super(delegate);
             this.faults = faults;
         }
 
@@ -408,20 +406,14 @@ class ExactlyOnceFileSinkTest
         public StateOutput createStateOutput(final long checkpointId, final String name) throws IOException
         {
             stateWrite();
-            return delegate.createStateOutput(checkpointId, name);
+            return super.createStateOutput(checkpointId, name);
         }
 
         @Override
         public StateOutput createSharedStateOutput(final long checkpointId, final String name) throws IOException
         {
             stateWrite();
-            return delegate.createSharedStateOutput(checkpointId, name);
-        }
-
-        @Override
-        public byte[] readState(final long checkpointId, final StateHandle handle) throws IOException
-        {
-            return delegate.readState(checkpointId, handle);
+            return super.createSharedStateOutput(checkpointId, name);
         }
 
         @Override
@@ -431,55 +423,13 @@ class ExactlyOnceFileSinkTest
             {
                 throw new IOException("injected fault: committing checkpoint " + metadata.checkpointId());
             }
-            delegate.commit(metadata);
-        }
-
-        @Override
-        public void prune(final long newest, final int retained, final Set<Long> pinned)
-        {
-            delegate.prune(newest, retained, pinned);
-        }
-
-        @Override
-        public void discardPending(final long checkpointId) throws IOException
-        {
-            delegate.discardPending(checkpointId);
-        }
-
-        @Override
-        public List<Long> discardIncomplete() throws IOException
-        {
-            return delegate.discardIncomplete();
-        }
-
-        @Override
-        public List<Long> checkpointIds() throws IOException
-        {
-            return delegate.checkpointIds();
-        }
-
-        @Override
-        public CheckpointMetadata load(final long checkpointId) throws IOException
-        {
-            return delegate.load(checkpointId);
-        }
-
-        @Override
-        public void discardAll() throws IOException
-        {
-            delegate.discardAll();
+            super.commit(metadata);
         }
 
         @Override
         public String describe()
         {
-            return "faulty " + delegate.describe();
-        }
-
-        @Override
-        public boolean isDurable()
-        {
-            return delegate.isDurable();
+            return "faulty " + super.describe();
         }
     }
 

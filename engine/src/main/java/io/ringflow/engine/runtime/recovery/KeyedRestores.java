@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The keyed parts of an attempt's restore (each subtask's keyed store restored from its checkpoint, or reverted to
  * it in place), gathered while the attempt is built and then run together before any task starts: on the deploying
- * thread when there is one, else on up to {@code threads} short-lived threads ({@code ringflow-restore-<job>-<n>})
+ * thread when there is one part (or one thread allowed), else on up to {@code threads} short-lived threads ({@code ringflow-restore-<job>-<n>})
  * that take the parts in the order they were added. At ten million keys a keyed store's restore takes seconds of
  * CPU, and the stores of different subtasks share nothing, so on a machine with as many cores as keyed subtasks the
  * attempt's restore takes about as long as its largest part instead of their sum.
@@ -50,8 +50,8 @@ public final class KeyedRestores
     }
 
     /**
-     * Runs every part and waits for all of them, even when some fail (a failed part does not stop the others, whose
-     * stores are then closed by the caller with the attempt).
+     * Runs every part and waits for all of them, even when some fail (a failed part does not stop the others; the
+     * deploy then fails as a whole).
      *
      * @throws RuntimeException the first part's failure, in the order the parts were added, the others' suppressed
      *                          (an {@link Error} likewise).
