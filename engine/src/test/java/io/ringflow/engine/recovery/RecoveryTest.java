@@ -294,6 +294,29 @@ class RecoveryTest
     }
 
     @Test
+    void aDeployThatFailsWhileRestoringClosesTheStoresItMade(@TempDir final Path dir) throws Exception
+    {
+        final Path checkpoints = dir.resolve("checkpoints");
+        final long checkpointId = checkpointedRun(checkpoints, "recovery-closed-stores", 2, 1_000);
+        // stores on files: each has its own folder under the state directory, deleted when the store is closed
+        final Path stateDirectory = dir.resolve("state");
+        final CountingJob second = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .stateBackend(new io.ringflow.state.chronicle.ChronicleStateBackend(
+                io.ringflow.state.chronicle.ChronicleStateConfig.defaults().withDirectory(stateDirectory)))
+            .maxParallelism(64)
+            .restoreFrom(checkpoints.resolve("chk-" + checkpointId))
+            .build());
+        second.build(env, 2);
+        assertThatThrownBy(() -> env.execute("recovery-closed-stores-second"))
+            .isInstanceOf(InvalidJobException.class).hasMessageContaining("max parallelism");
+        try (java.util.stream.Stream<Path> left = Files.list(stateDirectory))
+        {
+            assertThat(left.toList()).as("folders of stores the failed deploy left open").isEmpty();
+        }
+    }
+
+    @Test
     void aNewJobStartsFromACheckpointFolderAtAnotherParallelism(@TempDir final Path dir) throws Exception
     {
         final long checkpointId = checkpointedRun(dir, "recovery-first", 2, 4_000);

@@ -235,6 +235,7 @@ public final class Deployer
                     }
                 }
             }
+            execution.discardUnstarted();
             throw ex;
         }
         return execution;

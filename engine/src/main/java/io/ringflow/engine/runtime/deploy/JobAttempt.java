@@ -136,6 +136,22 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
         keepOnFailure.add(new KeptStore(uid, subtask, range, store));
     }
 
+    /**
+     * After a deploy that failed before anything started: closes the stores and resources the attempt was given, a
+     * store taken over from an earlier attempt included (a run whose deploy failed ends; it does not restart).
+     * Deploying thread; nothing of the attempt runs.
+     */
+    void discardUnstarted()
+    {
+        flusher.shutdownNow();
+        for (final KeptStore kept : keepOnFailure)
+        {
+            closeAtEnd.add(kept.store());
+        }
+        keepOnFailure.clear();
+        closeAll();
+    }
+
     /** @return this attempt's checkpoint coordinator. */
     CheckpointCoordinator coordinator()
     {
@@ -241,6 +257,11 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
                 closeAtEnd.add(kept.store());
             }
         }
+        closeAll();
+    }
+
+    private void closeAll()
+    {
         for (final AutoCloseable resource : closeAtEnd)
         {
             try
