@@ -124,6 +124,8 @@ final class SnapshotRestore
         final Function<StateMeta, StateMap> targetOf, final Filter filter)
     {
         final Map<String, RevertKeys> only = filter == null ? null : filter.only();
+        // each key comes once: no kept counter needs looking up (a probe of a table of millions, a cache miss each)
+        final boolean keysComeOnce = rangesAreDisjoint(snapshots);
         final long[] inserted = new long[1];
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
@@ -239,7 +241,8 @@ final class SnapshotRestore
                     final long counterKey = bytes.getLong(keyOffset);
                     final long counter = bytes.getLong(valueOffset);
                     // once the kept counters are full, a key they do not hold goes to the map with no further check
-                    final int room = target.restoredLongRoom(counterKey, maxKeptLongs);
+                    final int room = keysComeOnce ? target.restoredLongRoomForNewKey(maxKeptLongs) :
+                        target.restoredLongRoom(counterKey, maxKeptLongs);
                     // kept only where writing it back recomputes the same key group, and never beside a map entry
                     // of the key (snapshots restored together hold disjoint key groups; this keeps it so if not)
                     if (room != StateMap.FULL && counter != CopyOnWriteLongTable.MISSING &&
@@ -268,6 +271,33 @@ final class SnapshotRestore
             });
         }
         return inserted[0];
+    }
+
+    /**
+     * @return whether no two of the snapshots can hold entries of the same key in the store's key groups: the key
+     *     groups their writers owned do not overlap there. A snapshot holds a key once per state (its writer emits
+     *     each key once, a merged chain merges each key's entries into one), and a kept counter is in its key's own
+     *     key group (checked as it is kept), so then no counter arrives twice. The engine restores together the
+     *     snapshots of different former subtasks, whose ranges are disjoint; a caller that hands overlapping ones gets
+     *     every counter looked up among those kept (the later snapshot's entry wins).
+     */
+    private boolean rangesAreDisjoint(final List<KeyedSnapshotReader> snapshots)
+    {
+        final java.util.BitSet claimed = new java.util.BitSet(maxParallelism);
+        for (final KeyedSnapshotReader snapshot : snapshots)
+        {
+            final int from = Math.max(snapshot.range().start(), keyGroups.start());
+            final int to = Math.min(snapshot.range().end(), keyGroups.end());
+            if (from <= to)
+            {
+                if (claimed.nextSetBit(from) >= 0 && claimed.nextSetBit(from) <= to)
+                {
+                    return false;
+                }
+                claimed.set(from, to + 1);
+            }
+        }
+        return true;
     }
 
     /** @return whether a restored state may be one of {@code Long} counters (its entries' lengths are checked too). */

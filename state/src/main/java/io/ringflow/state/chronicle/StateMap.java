@@ -706,6 +706,22 @@ final class StateMap
         {
             return KEEPS;
         }
+        return restoredLongRoomForNewKey(maxKeys);
+    }
+
+    /**
+     * {@link #restoredLongRoom} for a key the restore has not seen before (so not kept): no lookup. Task thread, during a
+     * restore.
+     *
+     * @param maxKeys as for {@link #keepRestoredLong}.
+     * @return {@link #HAS_ROOM} or {@link #FULL}.
+     */
+    int restoredLongRoomForNewKey(final int maxKeys)
+    {
+        if (restoredLongs == null)
+        {
+            return maxKeys > 0 ? HAS_ROOM : FULL;
+        }
         return restoredLongs.size() < restoredLongs.maxKeys() ? HAS_ROOM : FULL;
     }
 
