@@ -11,6 +11,7 @@ import io.ringflow.state.snapshot.KeyedSnapshotReader;
 import io.ringflow.state.snapshot.StateCompatibility;
 import io.ringflow.state.snapshot.StateMeta;
 
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -283,19 +284,21 @@ final class SnapshotRestore
      */
     private boolean rangesAreDisjoint(final List<KeyedSnapshotReader> snapshots)
     {
-        final java.util.BitSet claimed = new java.util.BitSet(maxParallelism);
+        final BitSet claimed = new BitSet(maxParallelism);
         for (final KeyedSnapshotReader snapshot : snapshots)
         {
             final int from = Math.max(snapshot.range().start(), keyGroups.start());
             final int to = Math.min(snapshot.range().end(), keyGroups.end());
-            if (from <= to)
+            if (from > to)
             {
-                if (claimed.nextSetBit(from) >= 0 && claimed.nextSetBit(from) <= to)
-                {
-                    return false;
-                }
-                claimed.set(from, to + 1);
+                continue;
             }
+            final int alreadyClaimed = claimed.nextSetBit(from);
+            if (alreadyClaimed >= 0 && alreadyClaimed <= to)
+            {
+                return false;
+            }
+            claimed.set(from, to + 1);
         }
         return true;
     }
