@@ -7,7 +7,6 @@ import net.openhft.chronicle.map.MapEntry;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * One state's part of one pending delta snapshot (an incremental checkpoint): the keys that changed since the base
@@ -15,17 +14,23 @@ import java.util.Set;
  *
  * <p>The changed keys are fixed at the barrier: the change sets of every interval since the base
  * ({@link StateMap#sealChanges}), immutable from then on. The flusher reads only those keys, one lookup each, so its
- * work grows with the keys changed, not with the state's size.
+ * work grows with the keys changed, not with the state's size. It reads them in the map's segment order, each key
+ * once though it be in several sets ({@link ChangedKeysBySegment}), so that a watermark of read segments tells the
+ * task which keys it need no longer preserve, as a full snapshot's does, instead of a mark per key.
  *
- * <p>Protocol, per changed key {@code k}, both sides holding {@code k}'s segment update lock (so they never
- * interleave on one key):
+ * <p>Protocol, per changed key {@code k} of segment {@code s}, both sides holding {@code s}'s update lock (so they
+ * never interleave on one key):
  * <ul>
- *   <li>Task thread, before changing {@code k}: if {@code k} is a changed key of this delta and nothing is
- *   preserved for it, {@link #preserve} its value now (or {@link #ABSENT}); {@code putIfAbsent} keeps the first.</li>
- *   <li>Flusher: {@code preserved.putIfAbsent(k, READ)}. If nothing was there, the task has not changed {@code k}
- *   since the barrier (it would have preserved it), so its live value (or absence) is its barrier value; from now on
- *   the task sees {@code READ} and preserves nothing. Otherwise it emits the preserved value. {@code READ} entries
- *   also make a key that is in several change sets emitted once.</li>
+ *   <li>Task thread, before changing {@code k}: if {@link #readSegments} is at most {@code s}, {@code k} is a changed
+ *   key of this delta and nothing is preserved for it, {@link #preserve} its value now (or {@link #ABSENT});
+ *   {@code putIfAbsent} keeps the first.</li>
+ *   <li>Flusher, reading {@code k}: if a value is preserved for it, that is its barrier value (the task preserves
+ *   before its first change since the barrier, as {@code readSegments} stays at most {@code s} until the flusher has
+ *   read every changed key of {@code s}); else the task has not changed {@code k} since the barrier, so its live value
+ *   (or absence) is its barrier value. Once every changed key of {@code s} is read, the flusher raises
+ *   {@code readSegments} past {@code s}, and the task preserves nothing more there. A copy the task preserves after
+ *   the flusher read {@code k} but before the watermark moved is never read, and dropped with the rest at the
+ *   end.</li>
  * </ul>
  * A value-like state's key is emitted as its value, or a tombstone when it had none or it had expired. A map state's
  * key is emitted as a tombstone followed by every user key it had (that had not expired), so applying the delta never
@@ -55,9 +60,15 @@ final class PendingStateDelta extends PendingStatePart
     private static final byte[] READ = new byte[0];
 
     /** The change sets of the intervals since the base; never modified. */
-    private final List<Set<PreservedKey>> changed;
+    private final List<ChangedKeySet> changed;
     /** Set once the flusher is done or the snapshot is released: the task thread then preserves nothing. */
     private volatile boolean finished;
+    /**
+     * Every changed key of the segments below this has been read by the flusher: the task preserves none of them.
+     * Raised by the flusher only, after the last key of a segment is read (its lock released), so a task holding a
+     * segment's lock that sees the segment below it knows the flusher is done with every changed key there.
+     */
+    private volatile int readSegments;
 
     /**
      * @param state       the state.
@@ -69,16 +80,16 @@ final class PendingStateDelta extends PendingStatePart
      */
     PendingStateDelta(
         final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
-        final FrontOverlay overlay, final List<Set<PreservedKey>> changed)
+        final FrontOverlay overlay, final List<ChangedKeySet> changed)
     {
-        super(state, meta, ttlMillis, barrierTime, overlay, changed.stream().mapToLong(Set::size).sum());
+        super(state, meta, ttlMillis, barrierTime, overlay, changed.stream().mapToLong(ChangedKeySet::size).sum());
         this.changed = changed;
     }
 
     @Override
     boolean needsPreserving(final int segment, final PreservedKey key)
     {
-        return !finished && isChanged(key) && !hasPreserved(key);
+        return !finished && readSegments <= segment && isChanged(key) && !hasPreserved(key);
     }
 
     private boolean isChanged(final PreservedKey key)
@@ -96,7 +107,7 @@ final class PendingStateDelta extends PendingStatePart
     @Override
     void collect(final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer)
     {
-        if (changed.stream().allMatch(Set::isEmpty) && emitOverlayAsRun(stateIndex, into))
+        if (changed.stream().allMatch(ChangedKeySet::isEmpty) && emitOverlayAsRun(stateIndex, into))
         {
             // no map entry changed since the base (a state that lives in its front): the delta is the front's
             // entries changed since the base, and no tombstone
@@ -135,45 +146,53 @@ final class PendingStateDelta extends PendingStatePart
         final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer,
         final Map<PreservedKey, byte[]> front, final LongKeyFilter frontKeys)
     {
+        if (mapAtBarrier == null)
+        {
+            collectWithoutMap(stateIndex, into, front, frontKeys);
+        }
+        else
+        {
+            collectBySegment(stateIndex, into, observer, front, frontKeys);
+        }
+        for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
+        {
+            final byte[] hotValue = hot.getValue();
+            emitKey(into, stateIndex, hot.getKey(), hotValue, hotValue.length);
+        }
+    }
+
+    /**
+     * The map existed at the barrier: reads the changed keys segment by segment, in segment order, each once, and
+     * moves {@link #readSegments} past each segment once all its keys are read (see the class).
+     */
+    private void collectBySegment(
+        final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer,
+        final Map<PreservedKey, byte[]> front, final LongKeyFilter frontKeys)
+    {
         final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
         final EncodedBytes key = new EncodedBytes(64);
         final EncodedBytes value = new EncodedBytes(256);
-        for (final Set<PreservedKey> keys : changed)
+        final PreservedKey probe = new PreservedKey();
+        final ChangedKeysBySegment bySegment = ChangedKeysBySegment.of(map, changed, key);
+        for (int segment = 0; segment < bySegment.segments(); segment++)
         {
-            for (final PreservedKey changedKey : keys)
+            final int end = bySegment.end(segment);
+            for (int at = bySegment.start(segment); at < end; at++)
             {
-                if (inFront(front, frontKeys, changedKey.bytes(), changedKey.length(), changedKey))
+                bySegment.keyInto(at, key);
+                probe.wrap(key);
+                if (inFront(front, frontKeys, key.array(), key.length(), probe))
                 {
-                    // emitted from the overlay below, whatever the map holds
+                    // emitted from the overlay, whatever the map holds
                     continue;
                 }
-                if (map == null)
-                {
-                    // no map at the barrier, so no key had an entry then: a changed key not in the front was cleared
-                    // from it, a tombstone; once (marked read), though a key may be in several change sets
-                    if (preserved.put(changedKey, READ) != READ)
-                    {
-                        emitKey(into, stateIndex, changedKey, ABSENT, 0);
-                    }
-                    continue;
-                }
-                key.ensureCapacity(changedKey.length());
-                System.arraycopy(changedKey.bytes(), 0, key.array(), 0, changedKey.length());
-                key.length(changedKey.length());
-                final int segment;
                 byte[] atBarrier;
                 boolean live = false;
                 try (ExternalMapQueryContext<EncodedBytes, EncodedBytes, ?> context = map.queryContext(key))
                 {
                     context.updateLock().lock();
-                    segment = context.segmentIndex();
-                    atBarrier = preserved.putIfAbsent(changedKey, READ);
-                    if (atBarrier != null && atBarrier != READ)
-                    {
-                        // emitted now from the preserved value: marked read, so a key in several change sets is
-                        // emitted once (the task preserves nothing more for it: the lock is held)
-                        preserved.put(changedKey, READ);
-                    }
+                    // the task preserved the key if it changed it since the barrier: this segment is not read yet
+                    atBarrier = preserved.get(probe);
                     if (atBarrier == null)
                     {
                         final MapEntry<EncodedBytes, EncodedBytes> entry = context.entry();
@@ -185,24 +204,39 @@ final class PendingStateDelta extends PendingStatePart
                         }
                     }
                 }
-                if (atBarrier != READ)
+                if (live)
                 {
-                    if (live)
-                    {
-                        emitKey(into, stateIndex, changedKey, value.array(), value.length());
-                    }
-                    else
-                    {
-                        emitKey(into, stateIndex, changedKey, atBarrier, atBarrier.length);
-                    }
+                    emitKey(into, stateIndex, probe, value.array(), value.length());
+                }
+                else
+                {
+                    emitKey(into, stateIndex, probe, atBarrier, atBarrier.length);
                 }
                 observer.segmentRead(stateIndex, segment);
             }
+            // every changed key of the segment is read: the task need preserve none of them from now on
+            readSegments = segment + 1;
         }
-        for (final Map.Entry<PreservedKey, byte[]> hot : front.entrySet())
+    }
+
+    /**
+     * No map at the barrier, so no key had an entry then: a changed key not in the front was cleared from it, a
+     * tombstone; once (marked read), though a key may be in several change sets.
+     */
+    private void collectWithoutMap(
+        final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front,
+        final LongKeyFilter frontKeys)
+    {
+        for (final ChangedKeySet keys : changed)
         {
-            final byte[] hotValue = hot.getValue();
-            emitKey(into, stateIndex, hot.getKey(), hotValue, hotValue.length);
+            for (final PreservedKey changedKey : keys)
+            {
+                if (!inFront(front, frontKeys, changedKey.bytes(), changedKey.length(), changedKey) &&
+                    preserved.put(changedKey, READ) != READ)
+                {
+                    emitKey(into, stateIndex, changedKey, ABSENT, 0);
+                }
+            }
         }
     }
 

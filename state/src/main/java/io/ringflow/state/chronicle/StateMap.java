@@ -14,7 +14,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -522,9 +521,9 @@ final class StateMap
      * @return the keys changed since its barrier, up to the last sealed interval: one immutable set per interval.
      *     Task thread.
      */
-    List<Set<PreservedKey>> changesSince(final long baseCheckpointId)
+    List<ChangedKeySet> changesSince(final long baseCheckpointId)
     {
-        final List<Set<PreservedKey>> since = new ArrayList<>(sealed.size());
+        final List<ChangedKeySet> since = new ArrayList<>(sealed.size());
         addSealedSince(baseCheckpointId, since);
         return since;
     }

@@ -347,6 +347,96 @@ class ChronicleIncrementalSnapshotTest
             .hasMessageContaining("before any state is declared");
     }
 
+    /**
+     * Seeded and in lock step: the flusher reads a delta of three intervals' change sets (a key may be in several)
+     * segment by segment, and after each key it reads the task changes a few random keys, changed ones and others,
+     * before the flusher reads on. The delta, merged on its base, is the state at its barrier, each key in it once;
+     * the live state is the task's.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {11, 4_096, 31_337})
+    void aDeltaReadSegmentBySegmentWhileTheTaskWritesIsTheStateAtItsBarrier(final long seed) throws Exception
+    {
+        final Random random = new Random(seed);
+        final Map<Object, Object> countModel = new HashMap<>();
+        final Map<Object, Map<Integer, Long>> visitModel = new HashMap<>();
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(seed % 2 == 0 ? 0 : 64));
+        store.trackChanges();
+        final int keySpace = 3_000;
+        writeRandomly(store, random, 6_000, keySpace, countModel, visitModel);
+        final byte[] base = SnapshotContents.take(store, 1);
+        for (int interval = 2; interval <= 4; interval++)
+        {
+            writeRandomly(store, random, 400, keySpace + 200, countModel, visitModel);
+            if (interval < 4)
+            {
+                SnapshotContents.take(store, interval);
+            }
+        }
+        final Map<String, Map<Object, Object>> atBarrier =
+            SnapshotContents.expected(Map.of("counts", countModel, "visits", visitModel));
+        final KeyedStateSnapshot delta = store.incrementalSnapshot(4, 1);
+
+        final java.util.concurrent.SynchronousQueue<int[]> keyRead = new java.util.concurrent.SynchronousQueue<>();
+        final java.util.concurrent.SynchronousQueue<Boolean> taskDone = new java.util.concurrent.SynchronousQueue<>();
+        final ExecutorService flusher = Executors.newSingleThreadExecutor();
+        try
+        {
+            final Future<byte[]> written = flusher.submit(() ->
+            {
+                final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                ((ChronicleKeyedStateSnapshot)delta).writeTo(out, (stateIndex, segment) ->
+                {
+                    try
+                    {
+                        keyRead.put(new int[] {stateIndex, segment});
+                        taskDone.take();
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(ex);
+                    }
+                });
+                return out.toByteArray();
+            });
+            int reads = 0;
+            final Map<Integer, Integer> lastSegment = new HashMap<>();
+            while (true)
+            {
+                final int[] read = keyRead.poll(10, TimeUnit.MILLISECONDS);
+                if (read == null)
+                {
+                    if (written.isDone())
+                    {
+                        break;
+                    }
+                    continue;
+                }
+                assertThat(read[1]).as("seed %d: segments in order", seed)
+                    .isGreaterThanOrEqualTo(lastSegment.getOrDefault(read[0], -1));
+                lastSegment.put(read[0], read[1]);
+                reads++;
+                writeRandomly(store, random, 1 + random.nextInt(4), keySpace + 400, countModel, visitModel);
+                taskDone.put(true);
+            }
+            final byte[] bytes = written.get(60, TimeUnit.SECONDS);
+            assertThat(reads).as("seed %d: keys read from the map", seed).isGreaterThan(100);
+            // throws on an entry written twice: a key in several change sets is read once
+            assertThat(SnapshotContents.rawEntries(bytes)).as("seed %d", seed).isNotEmpty();
+            assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(List.of(SnapshotContents.reader(base),
+                SnapshotContents.reader(bytes)), ALL), CodecRegistry.withBuiltIns())).as("seed %d", seed)
+                .isEqualTo(atBarrier);
+            assertThat(SnapshotContents.decode(SnapshotContents.take(store, 5), CodecRegistry.withBuiltIns()))
+                .as("seed %d: the live state", seed)
+                .isEqualTo(SnapshotContents.expected(Map.of("counts", countModel, "visits", visitModel)));
+        }
+        finally
+        {
+            flusher.shutdownNow();
+        }
+    }
+
     private static List<KeyedSnapshotReader> readers(final List<byte[]> chain)
     {
         final List<KeyedSnapshotReader> readers = new ArrayList<>();
