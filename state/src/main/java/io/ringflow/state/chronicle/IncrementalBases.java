@@ -58,10 +58,10 @@ final class IncrementalBases
      * @param maps             the store's maps.
      * @param frontOnly        keys held only in hot-key fronts (no map entry).
      * @param baseCheckpointId a possible base.
-     * @return true when the keys changed since the base (counted per interval, so an upper bound) exceed a quarter of
-     *     the keys held, in maps and fronts: a delta's flusher looks up each changed key, about four times slower per key than the
-     *     segment scan of a full snapshot on this machine, so beyond roughly a quarter a full snapshot is written
-     *     faster.
+     * @return true when the keys changed since the base (counted per interval, so an upper bound) exceed half of the
+     *     keys held, in maps and fronts: a delta's flusher looks up each changed key, in segment order, about 1.8 times
+     *     the cost per key of a full snapshot's segment scan on this machine (docs/benchmarks.md, "A delta read in
+     *     segment order"), so beyond roughly half a full snapshot is written faster.
      */
     static boolean prefersFull(final Collection<StateMap> maps, final long frontOnly, final long baseCheckpointId)
     {
@@ -72,7 +72,7 @@ final class IncrementalBases
             changed += map.changedKeysSince(baseCheckpointId);
             held += map.size();
         }
-        return changed > held / 4;
+        return changed > held / 2;
     }
 
     /**

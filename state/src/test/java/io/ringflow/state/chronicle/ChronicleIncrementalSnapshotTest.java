@@ -216,6 +216,42 @@ class ChronicleIncrementalSnapshotTest
             .containsExactly(Map.entry(1L, 3L));
     }
 
+    /**
+     * A delta costs about 1.8 times a full snapshot per key (docs/benchmarks.md), so the store asks for a full snapshot
+     * only once more than half of the keys it holds changed since the base; new keys count as held and changed.
+     */
+    @Test
+    void aFullSnapshotIsPreferredOnlyOnceMoreThanHalfOfTheKeysChanged()
+    {
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(0));
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        for (long key = 0; key < 1_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key);
+        }
+        SnapshotContents.take(store, 1);
+        for (long key = 0; key < 500; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(-key);
+        }
+        assertThat(store.prefersFullSnapshot(1)).as("500 of 1,000 keys changed").isFalse();
+        store.setCurrentKey(500L);
+        counts.update(1L);
+        assertThat(store.prefersFullSnapshot(1)).as("501 of 1,000 keys changed").isTrue();
+        store.setCurrentKey(1_000L);
+        counts.update(1L);
+        store.setCurrentKey(1_001L);
+        counts.update(1L);
+        assertThat(store.prefersFullSnapshot(1)).as("503 of 1,002 keys changed, two of them new").isTrue();
+        SnapshotContents.take(store, 2);
+        store.setCurrentKey(0L);
+        counts.update(7L);
+        assertThat(store.prefersFullSnapshot(2)).as("one key changed since checkpoint 2").isFalse();
+    }
+
     @Test
     void changesAreForgottenWhenTheStoreIsEmptyOrNoBaseCommitsForLong()
     {
