@@ -3,6 +3,7 @@ package io.ringflow.state.snapshot;
 import io.ringflow.state.checkpoint.CorruptCheckpointException;
 import io.ringflow.state.codec.CodecBuffer;
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.StateKind;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -70,7 +71,7 @@ public final class KeyedSnapshotChain
         final Plan plan, final boolean ownsChain)
     {
         final KeyedSnapshotReader base = chain.get(0);
-        final GroupMerge merge = new GroupMerge();
+        final GroupMerge merge = new GroupMerge(plan.states());
         return new KeyedSnapshotReader(file, base.maxParallelism(), base.range(), plan.states(), plan.groups(),
             new KeyedSnapshotReader.MergedGroups()
             {
@@ -263,10 +264,11 @@ public final class KeyedSnapshotChain
     }
 
     /**
-     * Merges one key group of a chain. The deltas' entries, usually few, are merged into heap objects, in order; the
-     * full snapshot's entries, nearly all of the group, are then handed on in place unless a delta replaced or
-     * removed them, and the deltas' merged entries come last. So a key group costs one pass over the base's bytes
-     * plus heap objects for the deltas' keys only.
+     * Merges one key group of a chain. The deltas' entries are merged first, in order: those of states without user
+     * keys into {@link MergedValues} (one byte array and a table, no object per entry), those of map states into heap
+     * objects; the full snapshot's entries, nearly all of the group, are then handed on in place unless a delta
+     * replaced or removed them, and the deltas' merged entries come last. So a key group costs one pass over the
+     * base's bytes plus the deltas' entries, copied once.
      *
      * <p>The merged entries of a key come out together except for a map state's key that both the base and a delta
      * hold: its base user keys (those no delta replaced) come with the base, the deltas' ones at the end. Every
@@ -279,13 +281,19 @@ public final class KeyedSnapshotChain
         /** Bits of the hashes of the keys the deltas touched, per key group: most base keys are told apart by it. */
         private static final int TOUCHED_BITS = 1 << 16;
 
+        /** The merged states. */
+        private final List<StateMeta> states;
+        /** By merged state index: whether it is a map state, whose entries have user keys. */
+        private final boolean[] mapStates;
+        /** The states without user keys: per (state, key) the deltas' last value, or that they removed it. */
+        private final MergedValues values = new MergedValues();
         /**
-         * Per (merged state index, key) a delta set since the last tombstone of the key, in insertion order: the
-         * key's one value without a user key, as a {@code byte[]} (value, list, reducing and aggregating states), or a
-         * {@code LinkedHashMap<ByteBuffer, byte[]>} from user key (or {@link #NO_USER_KEY}) to value (map states).
+         * Map states only: per (merged state index, key) a delta set since the last tombstone of the key, in insertion
+         * order: a {@code LinkedHashMap<ByteBuffer, byte[]>} from user key to value (or a {@code byte[]}, a value
+         * without a user key, which map states do not write).
          */
         private final LinkedHashMap<StateKey, Object> entries = new LinkedHashMap<>();
-        /** The (state, key)s a delta removed (a tombstone): the base's entries of these are dropped. */
+        /** Map states only: the (state, key)s a delta removed (a tombstone): the base's entries of these are dropped. */
         private final HashSet<StateKey> cleared = new HashSet<>();
         /** {@link #TOUCHED_BITS} bits: set at a hash of a key in {@link #entries} or {@link #cleared}. */
         private final long[] touched = new long[TOUCHED_BITS / Long.SIZE];
@@ -295,14 +303,28 @@ public final class KeyedSnapshotChain
         private CodecBuffer scratchBuffer = CodecBuffer.wrap(scratch);
         private boolean touchedAny;
         int[] fileStates;
+        /** The delta being read, for messages. */
+        private String currentFile;
         /** The keys to merge, asked by merged state index; null for all. */
         KeyedSnapshotReader.KeyFilter filter;
+
+        /** @param states the merged states. */
+        GroupMerge(final List<StateMeta> states)
+        {
+            this.states = states;
+            mapStates = new boolean[states.size()];
+            for (int i = 0; i < mapStates.length; i++)
+            {
+                mapStates[i] = states.get(i).kind() == StateKind.MAP;
+            }
+        }
 
         /** Forgets the last key group, then merges {@code group} of every delta of {@code chain}, in order. */
         void read(final List<KeyedSnapshotReader> chain, final int[][] remap, final int group)
         {
             entries.clear();
             cleared.clear();
+            values.clear();
             if (touchedAny)
             {
                 Arrays.fill(touched, 0L);
@@ -311,6 +333,7 @@ public final class KeyedSnapshotChain
             for (int f = 1; f < chain.size(); f++)
             {
                 fileStates = remap[f];
+                currentFile = chain.get(f).file();
                 chain.get(f).readGroup(group, this);
             }
         }
@@ -324,6 +347,18 @@ public final class KeyedSnapshotChain
             if (filter != null && !filter.wants(keyGroup, state, bytes, keyOffset, keyLength))
             {
                 // every entry of the key is dropped, tombstones too: the merge of the keys kept is unchanged
+                return;
+            }
+            if (!mapStates[state])
+            {
+                if (subKeyLength >= 0)
+                {
+                    throw new CorruptCheckpointException(currentFile, "an entry of state '" + states.get(state).name() +
+                        "', a " + states.get(state).kind() + " state, has a user key: only map states have them");
+                }
+                probe.set(state, bytes, keyOffset, keyLength);
+                markTouched(probe.hashCode());
+                values.put(state, probe.hashCode(), bytes, keyOffset, keyLength, valueOffset, valueLength);
                 return;
             }
             final StateKey key = new StateKey(state, copy(bytes, keyOffset, keyLength));
@@ -438,6 +473,9 @@ public final class KeyedSnapshotChain
                 visitor.entry(keyGroup, state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength, valueOffset,
                     valueLength);
             });
+            values.forEach((state, buffer, keyOffset, keyLength, valueOffset, valueLength) ->
+                visitor.entry(group, state, buffer, keyOffset, keyLength, keyOffset + keyLength, -1, valueOffset,
+                    valueLength));
             try
             {
                 forEach((key, userKey, value) ->
@@ -474,6 +512,10 @@ public final class KeyedSnapshotChain
             if (!mayBeTouched(probe.hashCode()))
             {
                 return false;
+            }
+            if (!mapStates[state])
+            {
+                return values.contains(state, probe.hashCode(), probe.key, probe.length);
             }
             final Object held = entries.get(probe);
             if (held == null)

@@ -579,6 +579,10 @@ class KeyedSnapshotFormatTest
             .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("key groups");
         assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(full, "f"), open(otherMeta, "m")), ALL))
             .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("'counts'");
+        final byte[] userKeyed = snapshot(true, ALL, List.of(COUNTS), new Entry(1, 0, 10, 3L, 5L));
+        assertThatThrownBy(() -> KeyedSnapshotChain.mergeToBytes(List.of(open(full, "f"), open(userKeyed, "u")), ALL))
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("u")
+            .hasMessageContaining("'counts'").hasMessageContaining("user key");
 
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, 128, ALL, List.of(COUNTS));
