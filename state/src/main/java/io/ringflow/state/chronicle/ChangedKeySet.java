@@ -312,7 +312,7 @@ final class ChangedKeySet extends AbstractSet<PreservedKey>
     }
 
     /** Mixes the high bits of a polynomial hash into the low ones that pick a slot. */
-    private static int spread(final int hash)
+    static int spread(final int hash)
     {
         final int h = hash * 0x9E3779B9;
         return h ^ (h >>> 16);

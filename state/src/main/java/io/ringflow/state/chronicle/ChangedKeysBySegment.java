@@ -149,7 +149,7 @@ final class ChangedKeysBySegment
                 final byte[] arena = set.arena();
                 final int offset = set.keyOffset(record);
                 final int length = set.keyLength(record);
-                int slot = spread(PreservedKey.hash(arena, offset, length)) & mask;
+                int slot = ChangedKeySet.spread(PreservedKey.hash(arena, offset, length)) & mask;
                 boolean repeat = false;
                 for (int held = table[slot]; held != 0; held = table[slot])
                 {
@@ -183,12 +183,6 @@ final class ChangedKeysBySegment
         final int heldOffset = set.keyOffset(record);
         return set.keyLength(record) == length &&
             Arrays.equals(set.arena(), heldOffset, heldOffset + length, arena, offset, offset + length);
-    }
-
-    private static int spread(final int hash)
-    {
-        final int h = hash * 0x9E3779B9;
-        return h ^ (h >>> 16);
     }
 
     /** Finds each key's segment (the map's hashing; no segment is locked) and counts the keys of each. */

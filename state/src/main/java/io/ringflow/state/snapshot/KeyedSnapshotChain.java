@@ -404,21 +404,15 @@ public final class KeyedSnapshotChain
 
         private void markTouched(final int hash)
         {
-            final int bit = spread(hash) & (TOUCHED_BITS - 1);
+            final int bit = MergedValues.spread(hash) & (TOUCHED_BITS - 1);
             touched[bit >>> 6] |= 1L << bit;
             touchedAny = true;
         }
 
         private boolean mayBeTouched(final int hash)
         {
-            final int bit = spread(hash) & (TOUCHED_BITS - 1);
+            final int bit = MergedValues.spread(hash) & (TOUCHED_BITS - 1);
             return (touched[bit >>> 6] & 1L << bit) != 0;
-        }
-
-        private static int spread(final int hash)
-        {
-            final int h = hash * 0x9E3779B9;
-            return h ^ (h >>> 16);
         }
 
         @SuppressWarnings("unchecked")

@@ -215,7 +215,8 @@ final class MergedValues
         }
     }
 
-    private static int spread(final int hash)
+    /** Mixes the high bits of a polynomial hash into the low ones that pick a slot. */
+    static int spread(final int hash)
     {
         final int h = hash * 0x9E3779B9;
         return h ^ (h >>> 16);
