@@ -99,12 +99,6 @@ final class ChangedKeysBySegment
         return starts[segment + 1];
     }
 
-    /** @return how many keys there are, each counted once. */
-    int size()
-    {
-        return starts[starts.length - 1];
-    }
-
     /**
      * Copies the {@code at}th key into {@code into}.
      *
