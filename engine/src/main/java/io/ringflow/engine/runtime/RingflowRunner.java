@@ -78,9 +78,21 @@ public final class RingflowRunner implements JobRunner
                 throw new InvalidJobException("cannot restore from " + given + ": it holds no intact checkpoint " +
                     "(chk-<n> folder with a valid " + DirectoryCheckpointStorage.METADATA + ")");
             }
-            LOG.log(System.Logger.Level.INFO, "resuming from " + newest.get().folder() + ", the newest intact " +
+            final CheckpointCatalog.Report found = newest.get();
+            LOG.log(System.Logger.Level.INFO, "resuming from " + found.folder() + ", the newest intact " +
                 "checkpoint in " + given);
-            return loadRestorePoint(newest.get().folder(), allowNonRestoredState, false);
+            try
+            {
+                // its metadata and every state file were just read through their checksums: not read again here,
+                // and the restore opens the files checking their lengths only (stateFilesVerified)
+                return new RestoreSpec(found.metadata(),
+                    new DirectoryCheckpointStorage(found.folder().toAbsolutePath().getParent()), allowNonRestoredState,
+                    true);
+            }
+            catch (final IOException ex)
+            {
+                throw new InvalidJobException("cannot restore from " + found.folder() + ": " + ex.getMessage(), ex);
+            }
         }
         // a checkpoint is named by its folder or, as in Flink's "run -s .../chk-50/_metadata", by its metadata file
         final Path folder = DirectoryCheckpointStorage.METADATA.equals(String.valueOf(given.getFileName())) &&
