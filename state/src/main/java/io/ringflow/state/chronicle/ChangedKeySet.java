@@ -179,61 +179,6 @@ final class ChangedKeySet extends AbstractSet<PreservedKey>
         }
     }
 
-    /** Receives where each key's record starts in the arena, and the key's bytes there. */
-    @FunctionalInterface
-    interface KeyRecords
-    {
-        /**
-         * @param record    where the key's record (its stop-bit length, then its bytes) starts in {@code arena}.
-         * @param arena     the set's arena; read only.
-         * @param keyOffset where the key's bytes start in it.
-         * @param keyLength how many bytes the key has.
-         */
-        void accept(int record, byte[] arena, int keyOffset, int keyLength);
-    }
-
-    /**
-     * Hands every key's record to {@code visitor} in recording order, in place. Any thread allowed to read (see the
-     * class); the records stay where they are for as long as no key is recorded.
-     *
-     * @param visitor called once per key.
-     */
-    void forEachRecord(final KeyRecords visitor)
-    {
-        int at = 0;
-        for (int left = size; left > 0; left--)
-        {
-            final int length = storedLength(at);
-            final int keyOffset = at + stopBitLength(length);
-            visitor.accept(at, arena, keyOffset, length);
-            at = keyOffset + length;
-        }
-    }
-
-    /** @return the arena the records lie in; read only, and valid while no key is recorded. */
-    byte[] arena()
-    {
-        return arena;
-    }
-
-    /**
-     * @param record where a key's record starts, as {@link #forEachRecord} gave it.
-     * @return how many bytes the key has.
-     */
-    int keyLength(final int record)
-    {
-        return storedLength(record);
-    }
-
-    /**
-     * @param record where a key's record starts, as {@link #forEachRecord} gave it.
-     * @return where the key's bytes start in the arena.
-     */
-    int keyOffset(final int record)
-    {
-        return record + stopBitLength(storedLength(record));
-    }
-
     /** @return the slot of the key, or -1. */
     private int find(final byte[] key, final int length, final int hash)
     {

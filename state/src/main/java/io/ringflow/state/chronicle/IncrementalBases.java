@@ -59,7 +59,7 @@ final class IncrementalBases
      * @param frontOnly        keys held only in hot-key fronts (no map entry).
      * @param baseCheckpointId a possible base.
      * @return true when the keys changed since the base (counted per interval, so an upper bound) exceed half of the
-     *     keys held, in maps and fronts: a delta's flusher looks up each changed key, in segment order, about 1.8 times
+     *     keys held, in maps and fronts: a delta's flusher looks up each changed key, in segment order, about 1.5 times
      *     the cost per key of a full snapshot's segment scan on this machine (docs/benchmarks.md, "A delta read in
      *     segment order"), so beyond roughly half a full snapshot is written faster.
      */

@@ -217,7 +217,7 @@ class ChronicleIncrementalSnapshotTest
     }
 
     /**
-     * A delta costs about 1.8 times a full snapshot per key (docs/benchmarks.md), so the store asks for a full snapshot
+     * A delta costs about 1.5 times a full snapshot per key (docs/benchmarks.md), so the store asks for a full snapshot
      * only once more than half of the keys it holds changed since the base; new keys count as held and changed.
      */
     @Test
