@@ -15,7 +15,7 @@ import java.util.List;
  * fifth of a large delta's time). Built with two passes over the sets (the segment of each key, from the map's own
  * hashing, then a counting sort that copies each key to its place), and, when there is more than one set, a pass per
  * segment that drops a key met before in that segment (a table as large as the largest segment's keys, so its probes
- * stay in cache). Memory: the keys' bytes plus 12 bytes a key while it is built, plus 8 after.
+ * stay in cache). Memory: the keys' bytes, plus 12 bytes a key while it is built and 8 after.
  *
  * <p>Thread contract: built and read by one thread (the flusher), over sets no longer recorded into.
  */
