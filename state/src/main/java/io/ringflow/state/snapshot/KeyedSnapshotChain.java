@@ -293,9 +293,11 @@ public final class KeyedSnapshotChain
          * without a user key, which map states do not write).
          */
         private final LinkedHashMap<StateKey, Object> entries = new LinkedHashMap<>();
-        /** Map states only: the (state, key)s a delta removed (a tombstone): the base's entries of these are dropped. */
+        /** Map states only: the (state, key)s a delta removed (a tombstone), whose base entries are dropped. */
         private final HashSet<StateKey> cleared = new HashSet<>();
-        /** {@link #TOUCHED_BITS} bits: set at a hash of a key in {@link #entries} or {@link #cleared}. */
+        /**
+         * {@link #TOUCHED_BITS} bits: set at a hash of a key in {@link #values}, {@link #entries} or {@link #cleared}.
+         */
         private final long[] touched = new long[TOUCHED_BITS / Long.SIZE];
         private final ProbeKey probe = new ProbeKey();
         /** The deltas' merged entries are handed over from here, one at a time. */
@@ -447,7 +449,8 @@ public final class KeyedSnapshotChain
 
         /**
          * Hands the merged key group to {@code visitor}: the base's entries that no delta replaced or removed, in
-         * place in the base's buffer, then the deltas' merged entries, each copied into a scratch buffer.
+         * place in the base's buffer, then the deltas' merged entries: those without user keys in place in
+         * {@link MergedValues}' array, a map state's each copied into a scratch buffer.
          *
          * @param base       the chain's full snapshot.
          * @param baseStates per state index of the base, the merged state's index.
