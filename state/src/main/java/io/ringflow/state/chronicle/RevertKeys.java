@@ -47,6 +47,15 @@ final class RevertKeys
     private final byte[] marks;
     /** The keys' bytes, key group by key group; a key group's stretch has room for its keys with repeats. */
     private final byte[] keyBytes;
+    /**
+     * One bit per (key group, hash) of every key (a Bloom filter with one hash function, about 16 bits a key): a
+     * clear bit means the key is not in the set, so the probe of a key the set does not hold, nearly every entry a
+     * revert's scan reads, is one read of a word of this array instead of a walk of about five slots of a table two
+     * thirds full (a third of a revert's time at 300,000 changed keys in 10 million, measured).
+     */
+    private final long[] filter;
+    /** {@code 64 - log2(bits of the filter)}: a mixed hash's top bits pick the bit. */
+    private final int filterShift;
     private int size;
 
     private RevertKeys(final int keyGroups, final int[] tableStart, final byte[] keyBytes)
@@ -54,6 +63,11 @@ final class RevertKeys
         this.keyGroups = keyGroups;
         this.tableStart = tableStart;
         final int slots = tableStart[keyGroups];
+        // a table has one to three slots a key: 16 filter bits a key is 8 bits a slot, at least 64
+        final int filterBitsLog2 = Math.min(31, Math.max(6, 64 - Long.numberOfLeadingZeros(Math.max(1L,
+            (long)slots * 8 - 1))));
+        this.filter = new long[1 << (filterBitsLog2 - 6)];
+        this.filterShift = 64 - filterBitsLog2;
         this.offsets = new int[slots];
         this.lengths = new int[slots];
         this.hashes = new int[slots];
@@ -158,13 +172,17 @@ final class RevertKeys
         {
             return -1;
         }
+        final int hash = longHash(key);
+        if (!mayHold(keyGroup, hash))
+        {
+            return -1;
+        }
         final int start = tableStart[keyGroup];
         final int tableSize = tableStart[keyGroup + 1] - start;
         if (tableSize == 0)
         {
             return -1;
         }
-        final int hash = longHash(key);
         final int mask = tableSize - 1;
         for (int probe = spread(hash) & mask; ; probe = (probe + 1) & mask)
         {
@@ -238,6 +256,8 @@ final class RevertKeys
         {
             slot = start + ((slot - start + 1) & mask);
         }
+        final int bit = filterBit(group, hash);
+        filter[bit >>> 6] |= 1L << bit;
         final int at = bytesNext[group];
         System.arraycopy(array, offset, keyBytes, at, length);
         bytesNext[group] = at + length;
@@ -247,8 +267,25 @@ final class RevertKeys
         size++;
     }
 
+    /** @return false when no key of {@code group} with {@code hash} is in the set; true when one may be. */
+    private boolean mayHold(final int group, final int hash)
+    {
+        final int bit = filterBit(group, hash);
+        return (filter[bit >>> 6] & 1L << bit) != 0;
+    }
+
+    /** @return the filter's bit of a key: the top bits of its group and hash, mixed. */
+    private int filterBit(final int group, final int hash)
+    {
+        return (int)((((long)group << 32 | hash & 0xFFFF_FFFFL) * 0x9E3779B97F4A7C15L) >>> filterShift);
+    }
+
     private int find(final int group, final byte[] key, final int offset, final int length, final int hash)
     {
+        if (!mayHold(group, hash))
+        {
+            return -1;
+        }
         final int start = tableStart[group];
         final int tableSize = tableStart[group + 1] - start;
         if (tableSize == 0)
