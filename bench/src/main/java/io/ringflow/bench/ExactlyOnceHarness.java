@@ -47,7 +47,7 @@ import java.util.stream.Stream;
  *   restarted attempt (restore from the directory included), against the number of keys in state.</li>
  * </ul>
  * Usage: {@code java -cp benchmarks.jar io.ringflow.bench.ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS} or
- * {@code ... recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N]} (with a rate above what
+ * {@code ... recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N] [slices=auto|always|never]} (with a rate above what
  * the job can do, the rings stay full and unaligned checkpoints hold in-flight records; {@code local} turns local
  * recovery on: the restarted attempt reverts the failed attempt's store in place; {@code incremental} takes
  * incremental checkpoints, a full one at least every N, by default {@link CheckpointConfig#DEFAULT_FULL_SNAPSHOT_EVERY};
@@ -69,7 +69,8 @@ public final class ExactlyOnceHarness
         }
         else if (args.length >= 4 && "recovery".equals(args[0]) &&
             List.of(args).subList(4, args.length).stream().allMatch(option ->
-                Set.of("unaligned", "local", "incremental").contains(option) || option.matches("full-every=\\d+") ||
+                Set.of("unaligned", "local", "incremental").contains(option) ||
+                option.matches("full-every=\\d+") || option.matches("slices=(auto|always|never)") ||
                 option.matches("parallelism=[1-9]\\d*")))
         {
             final List<String> options = List.of(args).subList(4, args.length);
@@ -81,12 +82,14 @@ public final class ExactlyOnceHarness
                 .orElse(1);
             recovery(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                 options.contains("unaligned"), options.contains("local"), options.contains("incremental"), fullEvery,
-                parallelism, out);
+                options.stream().filter(option -> option.startsWith("slices=")).map(option ->
+                    CheckpointConfig.Slices.valueOf(option.substring("slices=".length()).toUpperCase(Locale.ROOT)))
+                    .findFirst().orElse(CheckpointConfig.Slices.AUTO), parallelism, out);
         }
         else
         {
             System.err.println("usage: ExactlyOnceHarness visibility RATE INTERVAL_MS SECONDS | " +
-                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N] [parallelism=N]");
+                "recovery RATE KEYS FAILURES [unaligned] [local] [incremental] [full-every=N] [slices=auto|always|never] [parallelism=N]");
             System.exit(2);
         }
     }
@@ -148,19 +151,21 @@ public final class ExactlyOnceHarness
         throws Exception
     {
         return start(rate, keys, intervalMs, dir, armed, firstView, unaligned, local, new AtomicBoolean(), false,
-            CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY, 1);
+            CheckpointConfig.DEFAULT_FULL_SNAPSHOT_EVERY, CheckpointConfig.Slices.AUTO, 1);
     }
 
     private static JobHandle start(final long rate, final int keys, final int intervalMs, final Path dir,
         final AtomicBoolean armed, final AtomicLong firstView, final boolean unaligned, final boolean local,
-        final AtomicBoolean lastAppSeen, final boolean incremental, final int fullEvery, final int parallelism)
+        final AtomicBoolean lastAppSeen, final boolean incremental, final int fullEvery,
+        final CheckpointConfig.Slices slices, final int parallelism)
         throws Exception
     {
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(BackendChoice.CHRONICLE.create(ChronicleStateConfig.defaults()
                 .withExpectedEntriesPerState(Math.max(1_000, keys))))
             .checkpointing(CheckpointConfig.every(Duration.ofMillis(intervalMs)).directory(dir.resolve("checkpoints"))
-                .unaligned(unaligned).localRecovery(local).incremental(incremental).fullSnapshotEvery(fullEvery).build())
+                .unaligned(unaligned).localRecovery(local).incremental(incremental).fullSnapshotEvery(fullEvery)
+                .slices(slices).build())
             .restartStrategy(RestartStrategy.fixedDelay(1_000, Duration.ZERO))
             .build());
         env.fromSource(GeneratorSource.unbounded(PageView.class, PageViews.generator(keys)).withRate(rate), "views")
@@ -225,15 +230,15 @@ public final class ExactlyOnceHarness
     private static final long SETTLE_MILLIS = 10_000;
 
     static void recovery(final long rate, final int keys, final int failures, final boolean unaligned,
-        final boolean local, final boolean incremental, final int fullEvery, final int parallelism,
-        final PrintStream out) throws Exception
+        final boolean local, final boolean incremental, final int fullEvery, final CheckpointConfig.Slices slices,
+        final int parallelism, final PrintStream out) throws Exception
     {
         final Path dir = Files.createTempDirectory("ringflow-recovery");
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicLong firstView = new AtomicLong();
         final AtomicBoolean lastAppSeen = new AtomicBoolean();
         final JobHandle job = start(rate, keys, 100, dir, armed, firstView, unaligned, local, lastAppSeen,
-            incremental, fullEvery, parallelism);
+            incremental, fullEvery, slices, parallelism);
         final List<String> completed = java.util.Collections.synchronizedList(new ArrayList<>());
         job.onCheckpointCompleted(checkpoint -> completed.add(String.format(Locale.ROOT, "%d:%.0f:%.1f",
             checkpoint.checkpointId(), checkpoint.stateSizeBytes() / 1e6, checkpoint.durationNanos() / 1e9)));
@@ -306,7 +311,7 @@ public final class ExactlyOnceHarness
         out.printf(Locale.ROOT, "recovery, %s%s, %,d keys (%,d B of state and %,d B in flight in the last " +
                 "checkpoint), %,d views/s, %d failures: failure to first view counted again, ms: median %.1f  " +
                 "min %.1f  max %.1f  all %s%n", (unaligned ? "unaligned" : "aligned") +
-                (incremental ? ", incremental, full every " + fullEvery : "") +
+                (incremental ? ", incremental, full every " + fullEvery + ", slices " + slices : "") +
                 (parallelism == 1 ? "" : ", counted at parallelism " + parallelism), local ? String.format(Locale.ROOT,
                 ", local recovery (%d stores reverted, %,d keys rewritten)", storesReverted, keysRewritten) : "",
             keys, stateBytes, inFlightBytes,

@@ -21,7 +21,10 @@ import java.util.Objects;
  *
  * <p>Keyed state: full snapshots by default; {@link Builder#incremental(boolean)} writes, for a backend that tracks
  * changes (Chronicle Map), only what changed since the last completed checkpoint, into files shared between
- * checkpoints, with a full snapshot at least every {@link Builder#fullSnapshotEvery(int)} checkpoints of a subtask.
+ * checkpoints, a subtask's chain of files never longer than {@link Builder#fullSnapshotEvery(int)}: each delta also
+ * rewrites the next slice of the state, so that a round of deltas holds all of it and the chain drops its older files
+ * ({@link Builder#slices(Slices)}: by default once a subtask's state is large), or, without slices, a full snapshot
+ * restarts the chain.
  *
  * <p>Recovery: a restart reloads every subtask's keyed state from the checkpoint by default; {@link
  * Builder#localRecovery(boolean)} keeps, for a backend that tracks changes, each subtask's store across the restart and
@@ -44,10 +47,12 @@ public final class CheckpointConfig
     private final Duration alignedTimeout;
     private final boolean incremental;
     private final int fullSnapshotEvery;
+    private final Slices slices;
     private final boolean localRecovery;
 
     private CheckpointConfig(final Builder b)
     {
+        slices = b.slices;
         localRecovery = b.localRecovery;
         incremental = b.incremental;
         fullSnapshotEvery = b.fullSnapshotEvery;
@@ -127,6 +132,7 @@ public final class CheckpointConfig
             ", maxConcurrent=" + maxConcurrent + ", tolerableFailures=" + tolerableFailures + ", retained=" +
             retained + ", retainOnCancel=" + retainOnCancel + ", unaligned=" + unaligned + ", alignedTimeout=" +
             alignedTimeout + ", incremental=" + incremental + ", fullSnapshotEvery=" + fullSnapshotEvery +
+            ", slices=" + slices +
             ", localRecovery=" + localRecovery +
             ", storage=" + storage.getClass().getSimpleName() + '}';
     }
@@ -164,6 +170,31 @@ public final class CheckpointConfig
         return fullSnapshotEvery;
     }
 
+    /**
+     * @return whether, with incremental snapshots, each delta also rewrites the next of {@link #fullSnapshotEvery()}
+     *     slices of the state, so that chains drop their older files instead of restarting with a full snapshot.
+     */
+    public Slices slices()
+    {
+        return slices;
+    }
+
+    /** Whether a delta also rewrites a slice of the state ({@link Builder#slices(Slices)}). */
+    public enum Slices
+    {
+        /**
+         * The default: where the backend can, once a subtask's state holds at least
+         * {@link io.ringflow.state.backend.KeyedStateStore#SLICES_FROM_ENTRIES} entries, a full snapshot of which takes
+         * about a second or more; a smaller state takes full snapshots, which cost it less than a share of the state
+         * in every delta.
+         */
+        AUTO,
+        /** Where the backend can, whatever the state's size. */
+        ALWAYS,
+        /** Never: a full snapshot of the whole state restarts the chain every {@code fullSnapshotEvery} files. */
+        NEVER
+    }
+
     /** Collects options; {@link #build()} validates them. */
     public static final class Builder
     {
@@ -179,6 +210,7 @@ public final class CheckpointConfig
         private Duration alignedTimeout;
         private boolean incremental;
         private int fullSnapshotEvery = DEFAULT_FULL_SNAPSHOT_EVERY;
+        private Slices slices = Slices.AUTO;
         private boolean localRecovery;
 
         private Builder(final Duration interval)
@@ -320,14 +352,36 @@ public final class CheckpointConfig
         }
 
         /**
-         * @param value with incremental snapshots, a subtask takes a full snapshot instead of a delta when its chain
-         *              (full snapshot and deltas) already holds this many files (default 10; 1 means always full),
-         *              so a restore never reads more than this many files per subtask.
+         * @param value with incremental snapshots, the most files a subtask's chain holds once it is complete (default
+         *              10), so a restore never reads more than this many files per subtask (twice as many while a
+         *              chain restored from elsewhere is being replaced by a round of slices): with
+         *              {@link #slices(Slices)} the number of slices a round rewrites the state in; without,
+         *              a subtask takes a full snapshot instead of a delta when its chain (full snapshot and deltas)
+         *              already holds this many files (1 means always full).
          * @return this
          */
         public Builder fullSnapshotEvery(final int value)
         {
             fullSnapshotEvery = value;
+            return this;
+        }
+
+        /**
+         * @param value with incremental snapshots, whether each delta of a subtask whose backend can (the Chronicle
+         *              backend, unless a hot-key front holds other than {@code Long} counters) also rewrites the next
+         *              of {@link #fullSnapshotEvery(int)} slices of its state (a share of the map's segments and of the
+         *              front's key groups); once the deltas of a whole round are in its chain, the chain drops the
+         *              files before them. No checkpoint then writes the whole state: each writes its changed keys and
+         *              a share of the state, and the chain stays {@code fullSnapshotEvery} files long. Without,
+         *              deltas hold only the changed keys and a full snapshot restarts the chain every
+         *              {@code fullSnapshotEvery} checkpoints (at 10 million keys one of seconds, while the others
+         *              take a tenth of a second). Default {@link Slices#AUTO}: slices for a state of millions of
+         *              entries, full snapshots below.
+         * @return this
+         */
+        public Builder slices(final Slices value)
+        {
+            slices = Objects.requireNonNull(value, "slices");
             return this;
         }
 

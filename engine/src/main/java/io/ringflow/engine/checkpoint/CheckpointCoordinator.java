@@ -892,7 +892,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
             {
                 return null;
             }
-            return new KeyedSnapshotPlan(p.incrementalBase, config.fullSnapshotEvery());
+            return new KeyedSnapshotPlan(p.incrementalBase, config.fullSnapshotEvery(), config.slices());
         }
     }
 }

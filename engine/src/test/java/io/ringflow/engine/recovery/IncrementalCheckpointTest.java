@@ -33,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Incremental checkpoints end to end: the Chronicle backend writes deltas of the keys changed since the last
- * completed checkpoint into {@code shared/}, chains are cut by a full snapshot every {@code fullSnapshotEvery}
- * files, retention never deletes a file a retained checkpoint needs, and restores (after a failure, from a folder at
+ * completed checkpoint into {@code shared/}, each rewriting a slice of the state so that chains drop their files
+ * older than a round of {@code fullSnapshotEvery} deltas (or, without slices, are cut by a full snapshot every
+ * {@code fullSnapshotEvery} files), retention never deletes a file a retained checkpoint needs, and restores (after a failure, from a folder at
  * another parallelism) give exact counts. The source is gated by the test, so each cut is a known position.
  */
 class IncrementalCheckpointTest
@@ -51,7 +52,7 @@ class IncrementalCheckpointTest
         final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
             .stateBackend(TestBackends.CHRONICLE.create())
             .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retained(2)
-                .incremental(true).fullSnapshotEvery(3).build())
+                .incremental(true).fullSnapshotEvery(3).slices(CheckpointConfig.Slices.NEVER).build())
             .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
             .build());
         job.build(env, 2);
@@ -109,6 +110,75 @@ class IncrementalCheckpointTest
         assertThat(job.sinkCountsAreExactFor(12_000)).as("counts per key").isTrue();
         assertThat(job.processedAtClose.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(12_000);
         assertThat(sharedFiles(dir)).isEqualTo(referencedSharedFiles(storage));
+    }
+
+    @Test
+    void deltasRewriteSlicesChainsDropTheirFilesBeforeARoundAndARestartRestoresADeltasOnlyChainExactly(
+        @TempDir final Path dir) throws Exception
+    {
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(dir);
+        final CountingJob job = new CountingJob(KEYS);
+        final JobEnvironment env = JobEnvironment.create(JobConfig.builder()
+            .stateBackend(TestBackends.CHRONICLE.create())
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).storage(storage).retained(2)
+                .incremental(true).fullSnapshotEvery(3).slices(CheckpointConfig.Slices.ALWAYS).build())
+            .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+            .build());
+        job.build(env, 2);
+        try (JobHandle handle = env.execute("incremental-slices"))
+        {
+            final CompletedCheckpoint first = checkpointAt(handle, job, 10_000);
+            assertThat(chainLengths(storage, first)).containsExactly(1, 1);
+            final StateHandle firstFull = keyedChain(storage, first).get(0);
+            final CompletedCheckpoint second = checkpointAt(handle, job, 10_050);
+            final CompletedCheckpoint third = checkpointAt(handle, job, 10_100);
+            assertThat(chainLengths(storage, third)).containsExactly(3, 3);
+            final CompletedCheckpoint fourth = checkpointAt(handle, job, 10_150);
+            assertThat(chainLengths(storage, fourth)).as("a round of 3 complete: the full snapshot dropped")
+                .containsExactly(3, 3);
+            assertThat(keyedChain(storage, fourth)).as("the round: the second's, third's and fourth's deltas")
+                .isEqualTo(List.of(keyedChain(storage, second).get(1), keyedChain(storage, third).get(2),
+                    keyedChain(storage, fourth).get(2)))
+                .doesNotContain(firstFull);
+            assertThat(second.stateSizeBytes() + third.stateSizeBytes() + fourth.stateSizeBytes())
+                .as("a round rewrites the whole state").isGreaterThanOrEqualTo(first.stateSizeBytes());
+            assertThat(fourth.stateSizeBytes()).as("no delta writes it all").isLessThan(first.stateSizeBytes());
+
+            final CompletedCheckpoint fifth = checkpointAt(handle, job, 10_200);
+            assertThat(chainLengths(storage, fifth)).containsExactly(3, 3);
+            // retained(2): the fourth and fifth, whose chains no longer need the first's full snapshot
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).ignoreExceptions().untilAsserted(() ->
+            {
+                assertThat(storage.checkpointIds()).containsExactly(fourth.checkpointId(), fifth.checkpointId());
+                assertThat(sharedFiles(dir)).isEqualTo(referencedSharedFiles(storage))
+                    .doesNotContain(firstFull.name());
+            });
+
+            // a failure: the restart restores the fifth's chain of deltas only; the store restored starts a round of
+            // its own, so its chain grows from the fifth's until that round is complete
+            job.armed.set(true);
+            job.source.openUpTo(11_000);
+            Awaitility.await().atMost(TestJobs.HANG_GUARD).until(() -> handle.restartCount() == 1 &&
+                handle.status() == JobStatus.RUNNING);
+            final CompletedCheckpoint afterRestart = checkpointAt(handle, job, 11_000);
+            assertThat(chainLengths(storage, afterRestart)).containsExactly(4, 4);
+            assertThat(keyedChain(storage, afterRestart).subList(0, 3)).as("the fifth's chain, extended")
+                .isEqualTo(keyedChain(storage, fifth));
+            checkpointAt(handle, job, 11_010);
+            final CompletedCheckpoint roundAfterRestart = checkpointAt(handle, job, 11_020);
+            assertThat(chainLengths(storage, roundAfterRestart)).as("the restored store's own round")
+                .containsExactly(3, 3);
+            job.source.finishAt(12_000);
+            TestJobs.awaitFinished(handle);
+        }
+        assertThat(job.sinkCountsAreExactFor(12_000)).as("counts per key").isTrue();
+        assertThat(sharedFiles(dir)).isEqualTo(referencedSharedFiles(storage));
+    }
+
+    private static List<StateHandle> keyedChain(final DirectoryCheckpointStorage storage,
+        final CompletedCheckpoint checkpoint) throws IOException
+    {
+        return storage.load(checkpoint.checkpointId()).operators().get("count").subtasks().get(0).keyedChain();
     }
 
     @Test

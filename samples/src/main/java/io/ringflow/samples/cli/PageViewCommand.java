@@ -157,15 +157,23 @@ public final class PageViewCommand implements Callable<Integer>
 
     @Option(names = "--incremental", defaultValue = "false",
         description = "Incremental checkpoints: with --state-backend chronicle, write only the counts changed since " +
-            "the last completed checkpoint (deltas in shared/, a full snapshot every 10 checkpoints); the heap " +
-            "backend keeps writing full snapshots.")
+            "the last completed checkpoint and a tenth of the rest (deltas in shared/, a chain of at most 10 files); " +
+            "the heap backend keeps writing full snapshots.")
     private boolean incremental;
 
     @Option(names = "--full-snapshot-every", paramLabel = "N", defaultValue = "10",
-        description = "With --incremental: write a full snapshot once a subtask's chain holds N files (the last full " +
-            "one and its deltas; default ${DEFAULT-VALUE}). Raise it for state much larger than what changes between " +
-            "checkpoints: a full snapshot of tens of millions of keys takes tens of seconds.")
+        description = "With --incremental: the most files in a subtask's chain (default ${DEFAULT-VALUE}): each delta " +
+            "also rewrites one of N slices of the state, and the chain drops its files older than a round of N. " +
+            "With --slices never: write a full snapshot once the chain holds N files. Raise it for state much larger " +
+            "than what changes between checkpoints.")
     private int fullSnapshotEvery;
+
+    @Option(names = "--slices", paramLabel = "WHEN", defaultValue = "auto",
+        description = "With --incremental: when deltas also rewrite the state slice by slice (so no checkpoint writes " +
+            "all of it, and the chain drops its files older than a round of --full-snapshot-every): auto (the " +
+            "default: from 2,000,000 entries a subtask), always, or never (a full snapshot of the whole state every " +
+            "--full-snapshot-every checkpoints: at 10 million keys one of seconds).")
+    private String slices;
 
     @Option(names = {"-s", "--from-checkpoint"}, paramLabel = "PATH",
         description = "Start from a checkpoint or savepoint: its folder (DIR/chk-<n>), its metadata file " +
@@ -330,6 +338,14 @@ public final class PageViewCommand implements Callable<Integer>
             throw invalid("--full-snapshot-every must be at least 1 and only goes with --incremental; was " +
                 fullSnapshotEvery + (incremental ? "" : " without --incremental"));
         }
+        if (!List.of("auto", "always", "never").contains(slices))
+        {
+            throw invalid("--slices must be auto, always or never; was '" + slices + "'");
+        }
+        if (!"auto".equals(slices) && !incremental)
+        {
+            throw invalid("--slices only goes with --incremental");
+        }
         if (checkpointIntervalMs == 0 && checkpointOptions)
         {
             throw invalid("--checkpoint-mode, --aligned-timeout, --checkpoint-dir and --incremental need " +
@@ -373,7 +389,8 @@ public final class PageViewCommand implements Callable<Integer>
         if (checkpointIntervalMs > 0)
         {
             final CheckpointConfig.Builder checkpoints = CheckpointConfig.every(Duration.ofMillis(checkpointIntervalMs))
-                .unaligned("unaligned".equals(mode)).incremental(incremental).fullSnapshotEvery(fullSnapshotEvery);
+                .unaligned("unaligned".equals(mode)).incremental(incremental).fullSnapshotEvery(fullSnapshotEvery)
+                .slices(CheckpointConfig.Slices.valueOf(slices.toUpperCase(java.util.Locale.ROOT)));
             if (alignedTimeoutMs > 0)
             {
                 checkpoints.alignedTimeout(Duration.ofMillis(alignedTimeoutMs));

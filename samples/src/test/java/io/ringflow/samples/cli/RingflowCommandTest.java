@@ -455,6 +455,8 @@ class RingflowCommandTest
         "page-view --state-backend heap --state-dir d | --state-dir only goes with --state-backend chronicle",
         "page-view --checkpoint-interval 10 --full-snapshot-every 5 | --full-snapshot-every must be at least 1 and only goes with --incremental; was 5 without --incremental",
         "page-view --checkpoint-interval 10 --incremental --full-snapshot-every 0 | --full-snapshot-every must be at least 1",
+        "page-view --checkpoint-interval 10 --incremental --slices often | --slices must be auto, always or never; was 'often'",
+        "page-view --checkpoint-interval 10 --slices never | --slices only goes with --incremental",
         "page-view --rate -10           | --rate must be >= 0",
         "page-view --parallelism 0      | --parallelism must be in [1, 128]",
         "page-view -p 129               | --parallelism must be in [1, 128]",

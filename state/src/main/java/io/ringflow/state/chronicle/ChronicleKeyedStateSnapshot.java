@@ -32,6 +32,8 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     private final boolean delta;
     private final long spillAfterBytes;
     private final Path spillDirectory;
+    /** See {@link #filesHoldingEverything()}. */
+    private final int filesHoldingEverything;
     /** How many times the flusher spilled the entries to a file while writing; set by {@link #writeTo}. */
     private volatile int spilledRuns;
 
@@ -45,11 +47,14 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
      * @param delta          whether the parts are deltas since a base checkpoint.
      * @param spillAfterBytes  the most entries the flusher buffers on the heap before it spills them to a file.
      * @param spillDirectory   where it spills them; null for the JVM's temporary directory.
+     * @param filesHoldingEverything for a delta that completes a round of rewritten slices, the round's length; else 0.
      */
     ChronicleKeyedStateSnapshot(
         final long checkpointId, final int maxParallelism, final KeyGroupRange keyGroups,
-        final PendingStatePart[] states, final boolean delta, final long spillAfterBytes, final Path spillDirectory)
+        final PendingStatePart[] states, final boolean delta, final long spillAfterBytes, final Path spillDirectory,
+        final int filesHoldingEverything)
     {
+        this.filesHoldingEverything = filesHoldingEverything;
         this.spillAfterBytes = spillAfterBytes;
         this.spillDirectory = spillDirectory;
         this.delta = delta;
@@ -164,6 +169,12 @@ final class ChronicleKeyedStateSnapshot implements KeyedStateSnapshot
     public boolean isIncremental()
     {
         return delta;
+    }
+
+    @Override
+    public int filesHoldingEverything()
+    {
+        return filesHoldingEverything;
     }
 
     @Override

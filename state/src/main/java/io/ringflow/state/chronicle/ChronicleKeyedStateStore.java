@@ -467,7 +467,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public KeyedStateSnapshot snapshot(final long checkpointId)
     {
-        return takeSnapshot(checkpointId, -1);
+        return takeSnapshot(checkpointId, -1, 0);
     }
 
     @Override
@@ -585,7 +585,39 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 "changes are not tracked"));
         }
         forgetChangesUpTo(baseCheckpointId);
-        return takeSnapshot(checkpointId, baseCheckpointId);
+        return takeSnapshot(checkpointId, baseCheckpointId, 0);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The slice of a round is a range of each map's segments and a range of the store's key groups for hot-key
+     * fronts of {@code Long} counters ({@link PendingStateDelta}); the round's position is the base's plus one
+     * ({@link IncrementalBases#sliceRun}: this store's own deltas, so its maps' segments, not a restored chain's). A
+     * store with a front of another kind takes a plain delta, which ends the round. Deltas of a round are read under
+     * their slice segments' locks like a full snapshot and preserve, copy-on-write, every key the task changes there.
+     */
+    @Override
+    public KeyedStateSnapshot incrementalSnapshot(final long checkpointId, final long baseCheckpointId,
+        final int slices)
+    {
+        if (slices < 1)
+        {
+            throw new IllegalArgumentException("a round has at least one slice, not " + slices);
+        }
+        checkOpen();
+        if (!canSnapshotIncrementally(baseCheckpointId))
+        {
+            return incrementalSnapshot(checkpointId, baseCheckpointId);
+        }
+        forgetChangesUpTo(baseCheckpointId);
+        return takeSnapshot(checkpointId, baseCheckpointId, slices);
+    }
+
+    @Override
+    public boolean rewritesSlices()
+    {
+        return true;
     }
 
     @Override
@@ -594,12 +626,24 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         bases.forgetUpTo(maps.values(), checkpointId);
     }
 
-    /** A full snapshot when {@code baseCheckpointId} is negative, else a delta against it. */
-    private KeyedStateSnapshot takeSnapshot(final long checkpointId, final long baseCheckpointId)
+    /**
+     * A full snapshot when {@code baseCheckpointId} is negative, else a delta against it, which rewrites the next
+     * slice of a round of {@code slices} when that is positive and every front allows it.
+     */
+    private KeyedStateSnapshot takeSnapshot(final long checkpointId, final long baseCheckpointId, final int slices)
     {
         releaseHeld();
         checkOpen();
         final boolean delta = baseCheckpointId >= 0;
+        long run = delta && slices > 0 ? bases.sliceRun(baseCheckpointId) + 1 : 0;
+        for (final ChronicleState declaredState : declared.values())
+        {
+            if (run > 0 && !declaredState.frontCanRewriteSlice(keys.keyCodec()))
+            {
+                run = 0;
+            }
+        }
+        final int slice = run > 0 ? (int)((run - 1) % slices) : 0;
         final PendingStatePart[] parts = new PendingStatePart[maps.size()];
         int i = 0;
         FrontOverlay unclaimed = null;
@@ -628,9 +672,26 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             {
                 state.sealFront(checkpointId);
             }
+            int sliceFrom = 0;
+            int sliceTo = 0;
+            if (run > 0)
+            {
+                // a map whose every entry a front holds (and whose front values win) has nothing for the slice: its
+                // keys are the front's, rewritten by the front's slice of key groups (see PendingStateDelta)
+                final boolean allShadowed = state != null && map.size() == state.frontShadowedEntries();
+                final int segments = map.map() == null || allShadowed ? 0 : map.map().segments();
+                sliceFrom = (int)((long)slice * segments / slices);
+                sliceTo = (int)((long)(slice + 1) * segments / slices);
+                if (overlay != null)
+                {
+                    final int groups = keyGroups.size();
+                    overlay.rewriteKeyGroups(keyGroups.start() + (int)((long)slice * groups / slices),
+                        keyGroups.start() + (int)((long)(slice + 1) * groups / slices));
+                }
+            }
             parts[i++] = delta ?
                 new PendingStateDelta(map, meta, ttlMillis, barrierTime, overlay,
-                    map.changesSince(baseCheckpointId)) :
+                    map.changesSince(baseCheckpointId), sliceFrom, sliceTo) :
                 new PendingStateSnapshot(map, meta, ttlMillis, barrierTime, overlay);
             unclaimed = null;
         }
@@ -650,13 +711,14 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             throw ex;
         }
         bases.sealed(maps.values(), checkpointId);
+        bases.recordSliceRun(checkpointId, run);
         lastBarrier = checkpointId;
         for (final PendingStatePart part : parts)
         {
             part.state().addPending(part);
         }
         return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts, delta,
-            snapshotSpillAfterBytes, config.directory());
+            snapshotSpillAfterBytes, config.directory(), run >= slices && run > 0 ? slices : 0);
     }
 
     /**
@@ -766,8 +828,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 refusal);
         }
         final long reverted = revert.revert(checkpointId, snapshots);
-        // the store holds exactly the checkpoint's snapshot again: the next delta may build on it
+        // the store holds exactly the checkpoint's snapshot again: the next delta may build on it, and, its maps being
+        // the ones that took the checkpoint (the same segments), go on with the round of slices it was in
+        final long sliceRun = bases.sliceRun(checkpointId);
         bases.restoredFrom(maps.values(), checkpointId);
+        bases.recordSliceRun(checkpointId, sliceRun);
         rebinding.addAll(declared.keySet());
         return reverted;
     }

@@ -92,6 +92,16 @@ abstract class ChronicleState implements State
     }
 
     /**
+     * @param keyCodec the store's key codec.
+     * @return whether a delta may rewrite a slice of this state's hot-key front, if it has one (see
+     *     {@link FrontOverlay#canRewriteSlice}); true for a state without a front. Task thread, at the barrier.
+     */
+    boolean frontCanRewriteSlice(final Codec<Object> keyCodec)
+    {
+        return true;
+    }
+
+    /**
      * Closes the lookup this state keeps open between a read and a write of the current key, if any. Task thread;
      * called by the store before anything else touches this state's map, and when the current key changes.
      */
@@ -107,6 +117,12 @@ abstract class ChronicleState implements State
      */
     void sealFront(final long checkpointId)
     {
+    }
+
+    /** @return the keys of this state's hot-key front that also have a (stale) value in its map; 0 without a front. */
+    long frontShadowedEntries()
+    {
+        return 0;
     }
 
     /** @return the keys of this state's hot-key front that have no value in its map; 0 without a front. */

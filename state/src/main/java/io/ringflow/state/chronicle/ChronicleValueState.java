@@ -365,12 +365,24 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     }
 
     @Override
+    boolean frontCanRewriteSlice(final Codec<Object> keyCodec)
+    {
+        return front == null || front.canRewriteSlice(keyCodec);
+    }
+
+    @Override
     void sealFront(final long checkpointId)
     {
         if (front != null)
         {
             front.seal(checkpointId);
         }
+    }
+
+    @Override
+    long frontShadowedEntries()
+    {
+        return front == null ? 0 : front.shadowed();
     }
 
     @Override

@@ -45,6 +45,19 @@ final class FrontOverlay
     private final Codec<Object> valueCodec;
     private final int maxParallelism;
     private final int maxEntrySize;
+    /**
+     * For a delta that also rewrites a slice of the state ({@link #rewriteKeyGroups}): the key groups whose entries
+     * it emits whatever their stamps, {@code [sliceGroupFrom, sliceGroupTo)}; empty otherwise. Set on the task thread
+     * before the overlay is handed to the flusher.
+     */
+    private int sliceGroupFrom;
+    private int sliceGroupTo;
+    /**
+     * With a slice: every key of the front at the barrier, gathered by {@link #sortedLongRun} (the first
+     * {@link #everyKeyCount}, in a thread's run array), until {@link #takeAllKeys} or {@link #release}; null before.
+     */
+    private long[] everyKey;
+    private int everyKeyCount;
 
     private FrontOverlay(
         final String stateName, final CopyOnWriteLongTable.View longLongView, final long changedSinceBase,
@@ -122,6 +135,56 @@ final class FrontOverlay
             maxParallelism, maxEntrySize);
     }
 
+    /**
+     * @return whether a delta may rewrite a slice of this front ({@link #rewriteKeyGroups}): a front of {@code Long}
+     *     counters of the built-in codec, read as a run, whose keys {@link #sortedLongRun} can also gather whole.
+     */
+    boolean canRewriteSlice()
+    {
+        return longLongView != null && keyCodec == (Codec<?>)LongCodec.INSTANCE &&
+            valueCodec == (Codec<?>)LongCodec.INSTANCE;
+    }
+
+    /**
+     * Task thread, before the overlay is handed to the flusher, for a delta that rewrites a slice of the state: the
+     * run ({@link #sortedLongRun}) then also holds every entry of these key groups, changed since the base or not,
+     * and the run's pass gathers every key of the front ({@link #takeAllKeys}).
+     *
+     * @param from the first key group of the slice.
+     * @param to   the key group after its last; {@code from} for an empty slice.
+     * @throws IllegalStateException when this front cannot ({@link #canRewriteSlice}).
+     */
+    void rewriteKeyGroups(final int from, final int to)
+    {
+        if (!canRewriteSlice())
+        {
+            throw new IllegalStateException("state '" + stateName + "': only a front of Long counters of the " +
+                "built-in codec can rewrite a slice");
+        }
+        sliceGroupFrom = from;
+        sliceGroupTo = Math.max(from, to);
+    }
+
+    /**
+     * Flusher, after {@link #sortedLongRun} for a delta that rewrites a slice, at most once: every key the front held
+     * at the barrier (emitted by the run or not), as a set built now (O(keys held): only when a slice segment of the
+     * map has entries to tell apart), owned by the caller, who releases it.
+     *
+     * @return the keys, or null when no slice is rewritten (or they were taken).
+     */
+    LongKeyFilter takeAllKeys()
+    {
+        final long[] keys = everyKey;
+        if (keys == null)
+        {
+            return null;
+        }
+        everyKey = null;
+        final LongKeyFilter filter = LongKeyFilter.of(keys, everyKeyCount);
+        RunArrays.giveLongs(keys);
+        return filter;
+    }
+
     /** @return the number of keys at the barrier (a delta may emit fewer); any thread. */
     int size()
     {
@@ -144,6 +207,12 @@ final class FrontOverlay
         if (longLongView != null)
         {
             longLongView.release();
+        }
+        final long[] untaken = everyKey;
+        if (untaken != null)
+        {
+            everyKey = null;
+            RunArrays.giveLongs(untaken);
         }
     }
 
@@ -220,17 +289,34 @@ final class FrontOverlay
         final long[] gatheredKeys = RunArrays.takeLongs(held);
         final long[] gatheredValues = RunArrays.takeLongs(held);
         final char[] groups = RunArrays.takeChars(held);
-        final int[] gathered = new int[1];
+        // a delta that rewrites a slice also emits the slice's key groups whole, and gathers every key
+        final boolean sliced = sliceGroupTo > sliceGroupFrom;
+        final long[] everyKey = sliced ? RunArrays.takeLongs(held) : null;
+        final int[] gathered = new int[2];
         longLongView.forEachChunk((entries, stamps, slots) ->
         {
             int at = gathered[0];
+            int every = gathered[1];
             for (int slot = 0; slot < slots; slot++)
             {
                 final long value = entries[2 * slot + 1];
-                if (emits(value, stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]))
+                if (value == CopyOnWriteLongTable.MISSING)
                 {
-                    final long key = entries[2 * slot];
-                    final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
+                    continue;
+                }
+                final long key = entries[2 * slot];
+                final boolean changed = emits(value, stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]);
+                if (!changed && !sliced)
+                {
+                    continue;
+                }
+                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
+                if (sliced)
+                {
+                    everyKey[every++] = key;
+                }
+                if (changed || keyGroup >= sliceGroupFrom && keyGroup < sliceGroupTo)
+                {
                     if (!range.contains(keyGroup))
                     {
                         throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store " +
@@ -244,7 +330,13 @@ final class FrontOverlay
                 }
             }
             gathered[0] = at;
+            gathered[1] = every;
         });
+        if (sliced)
+        {
+            this.everyKey = everyKey;
+            everyKeyCount = gathered[1];
+        }
         final int size = gathered[0];
         for (int i = 1; i < groupStarts.length; i++)
         {

@@ -684,6 +684,17 @@ final class HotKeyFront
             maxParallelism, maxEntrySize);
     }
 
+    /**
+     * @param keyCodec the store's key codec.
+     * @return whether a delta may rewrite a slice of this front ({@link FrontOverlay#canRewriteSlice}): it holds no
+     *     key, or its keys and values are {@code Long}s of the built-in codec, kept unboxed.
+     */
+    boolean canRewriteSlice(final Codec<Object> keyCodec)
+    {
+        return size() == 0 || longLongs != null && keyCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE &&
+            valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE;
+    }
+
     /** @return the keys held, at most {@link #capacity()}. */
     int size()
     {

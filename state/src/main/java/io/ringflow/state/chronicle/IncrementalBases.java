@@ -1,5 +1,7 @@
 package io.ringflow.state.chronicle;
 
+import org.agrona.collections.Long2LongHashMap;
+
 import java.util.ArrayDeque;
 import java.util.Collection;
 
@@ -24,6 +26,36 @@ final class IncrementalBases
     private boolean tracking;
     /** The snapshots taken while tracking changes whose changes are still known, ascending: possible bases. */
     private final ArrayDeque<Long> sealedSnapshots = new ArrayDeque<>();
+    /**
+     * Per possible base that was a delta rewriting a slice: how many such deltas, each on the one before, end with it
+     * (a round's position); missing (0) for a full snapshot, a plain delta, or a checkpoint restored from. A revert
+     * keeps its checkpoint's count: the store's maps are the ones whose segments the round's slices were cut from.
+     */
+    private final Long2LongHashMap sliceRuns = new Long2LongHashMap(0);
+
+    /**
+     * @param checkpointId a possible base.
+     * @return how many deltas rewriting slices, each on the one before, end with its snapshot; 0 when it was no such
+     *     delta.
+     */
+    long sliceRun(final long checkpointId)
+    {
+        return sliceRuns.get(checkpointId);
+    }
+
+    /**
+     * Records the snapshot just {@link #sealed}: how many deltas rewriting slices end with it.
+     *
+     * @param checkpointId the snapshot's checkpoint.
+     * @param run          0 for a full snapshot or a plain delta.
+     */
+    void recordSliceRun(final long checkpointId, final long run)
+    {
+        if (tracking && run > 0 && sealedSnapshots.contains(checkpointId))
+        {
+            sliceRuns.put(checkpointId, run);
+        }
+    }
 
     /** @return whether changes are tracked. */
     boolean tracking()
@@ -94,7 +126,7 @@ final class IncrementalBases
             // no checkpoint committed for a long while: the oldest snapshots stop being possible bases (a later
             // checkpoint built on one of them is taken full), so the change sets stay bounded
             forgetUpTo(maps, sealedSnapshots.peekFirst());
-            sealedSnapshots.removeFirst();
+            sliceRuns.remove(sealedSnapshots.removeFirst().longValue());
         }
     }
 
@@ -112,7 +144,7 @@ final class IncrementalBases
         }
         while (!sealedSnapshots.isEmpty() && sealedSnapshots.peekFirst() < checkpointId)
         {
-            sealedSnapshots.removeFirst();
+            sliceRuns.remove(sealedSnapshots.removeFirst().longValue());
         }
     }
 
@@ -141,6 +173,7 @@ final class IncrementalBases
     void forgetAll(final Collection<StateMap> maps)
     {
         sealedSnapshots.clear();
+        sliceRuns.clear();
         for (final StateMap map : maps)
         {
             map.clearChanges();

@@ -4,9 +4,12 @@ import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.MapSegmentContext;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * One state's part of one pending delta snapshot (an incremental checkpoint): the keys that changed since the base
@@ -52,6 +55,22 @@ import java.util.Map;
  * the front after the barrier was not in it at the barrier, so its map value (preserved before a later write back
  * changes it) is its barrier value.
  *
+ * <p><b>A rewritten slice.</b> A delta may also rewrite one slice of the state ({@link #sliceFrom} to {@link #sliceTo},
+ * a range of the map's segments, and a range of key groups of a front of {@code Long} counters), so that the deltas of
+ * a chain, each rewriting the next slice, together hold every entry once a whole round of slices is written: the chain
+ * may then drop the files before that round (see {@link ChronicleKeyedStateStore#incrementalSnapshot(long, long, int)}
+ * and docs/state.md, "Slices instead of full snapshots"). A slice's segments are read as a full snapshot reads its
+ * segments, under each segment's lock, with that protocol's watermark and its own map of preserved values
+ * ({@link #preservedInSlice}: the task preserves any key of a slice segment not read yet, changed or not), and every
+ * changed key of such a segment is first written as a tombstone, so that the key's entries from the scan, or from the
+ * values preserved for keys removed since the barrier, emitted last, replace whatever the chain held; an unchanged
+ * key's entries are written without one (the chain holds the same, and an entry that expired since the base is left
+ * out, as a plain delta leaves it, for the restore's time-to-live check). Why the slices
+ * cover the state: a key live at a barrier either has a map entry, emitted by its segment's slice (its front value if
+ * the front holds it: the run has it when it is changed since the base or of the slice's key groups, and otherwise
+ * the front's slice round emits it, since a key leaves the front only by a recorded change), or lives only in the
+ * front, which it leaves only by a recorded change, so the front's slice of its key group emits it.
+ *
  * <p>Thread contract: as {@link PendingStatePart}.
  */
 final class PendingStateDelta extends PendingStatePart
@@ -69,6 +88,15 @@ final class PendingStateDelta extends PendingStatePart
      * segment's lock that sees the segment below it knows the flusher is done with every changed key there.
      */
     private volatile int readSegments;
+    /** The map segments this delta rewrites whole, {@code [sliceFrom, sliceTo)}; empty when it rewrites none. */
+    private final int sliceFrom;
+    private final int sliceTo;
+    /**
+     * Values as of the barrier of keys of the rewritten segments, preserved by the task before it changed them, as for
+     * a full snapshot: removed by the flusher as it reads each live entry; what remains once every segment is read
+     * belongs to keys removed since the barrier (or {@link #ABSENT}: inserted since).
+     */
+    private final ConcurrentHashMap<PreservedKey, byte[]> preservedInSlice = new ConcurrentHashMap<>();
 
     /**
      * @param state       the state.
@@ -77,19 +105,61 @@ final class PendingStateDelta extends PendingStatePart
      * @param barrierTime its clock at the barrier; meaningless without a time-to-live.
      * @param overlay     the state's hot-key front as of the barrier, or null.
      * @param changed     the keys changed since the base, one immutable set per interval.
+     * @param sliceFrom   the first map segment this delta rewrites whole.
+     * @param sliceTo     the segment after the last it rewrites; {@code sliceFrom} when it rewrites none. The overlay
+     *                    has its slice of key groups set ({@link FrontOverlay#rewriteKeyGroups}) when this is not
+     *                    empty.
      */
     PendingStateDelta(
         final StateMap state, final StateMeta meta, final long ttlMillis, final long barrierTime,
-        final FrontOverlay overlay, final List<ChangedKeySet> changed)
+        final FrontOverlay overlay, final List<ChangedKeySet> changed, final int sliceFrom, final int sliceTo)
     {
-        super(state, meta, ttlMillis, barrierTime, overlay, changed.stream().mapToLong(ChangedKeySet::size).sum());
+        super(state, meta, ttlMillis, barrierTime, overlay, changed.stream().mapToLong(ChangedKeySet::size).sum() +
+            slicedEntries(state, sliceFrom, sliceTo));
         this.changed = changed;
+        this.sliceFrom = sliceFrom;
+        this.sliceTo = Math.max(sliceFrom, sliceTo);
+    }
+
+    /** @return about how many map entries a slice of segments holds: a hint for buffers. */
+    private static long slicedEntries(final StateMap state, final int from, final int to)
+    {
+        final ChronicleMap<EncodedBytes, EncodedBytes> map = state.map();
+        return map == null || to <= from ? 0 : state.entryCount() * (to - from) / Math.max(1, map.segments());
+    }
+
+    private boolean inSlice(final int segment)
+    {
+        return segment >= sliceFrom && segment < sliceTo;
     }
 
     @Override
     boolean needsPreserving(final int segment, final PreservedKey key)
     {
-        return !finished && readSegments <= segment && isChanged(key) && !hasPreserved(key);
+        if (finished || readSegments > segment)
+        {
+            return false;
+        }
+        return inSlice(segment) ? !preservedInSlice.containsKey(key) : isChanged(key) && !hasPreserved(key);
+    }
+
+    @Override
+    ConcurrentHashMap<PreservedKey, byte[]> preservedFor(final int segment)
+    {
+        return inSlice(segment) ? preservedInSlice : preserved;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A delta that rewrites a slice preserves every key the task changes in a slice segment not read yet, like a
+     * full snapshot: bounded by this budget, not by the change sets.
+     */
+    @Override
+    boolean preservesMoreThan(final long bytes)
+    {
+        return sliceTo > sliceFrom && isCollecting() && !finished && readSegments != Integer.MAX_VALUE &&
+            preservedBytes.get() > bytes;
     }
 
     private boolean isChanged(final PreservedKey key)
@@ -107,7 +177,8 @@ final class PendingStateDelta extends PendingStatePart
     @Override
     void collect(final int stateIndex, final KeyGroupBuckets into, final SegmentObserver observer)
     {
-        if (changed.stream().allMatch(ChangedKeySet::isEmpty) && emitOverlayAsRun(stateIndex, into))
+        final boolean sliced = sliceTo > sliceFrom;
+        if (!sliced && changed.stream().allMatch(ChangedKeySet::isEmpty) && emitOverlayAsRun(stateIndex, into))
         {
             // no map entry changed since the base (a state that lives in its front): the delta is the front's
             // entries changed since the base, and no tombstone
@@ -116,6 +187,9 @@ final class PendingStateDelta extends PendingStatePart
         }
         // a front of Long counters is read as a sorted run and its keys probed as longs (no key of the run gets a
         // tombstone here: it is skipped below); any other front is encoded into a map of stored keys
+        // a changed key the front holds is in the run (it entered the front after its map entry changed, see
+        // HotKeyFront), so the run's keys are those to skip among the changed keys; a rewritten slice's scan skips
+        // every key of the front (SliceVisitor)
         final KeyGroupBuckets.LongRun frontRun = overlayLongRun(stateIndex, into);
         final LongKeyFilter frontKeys = frontRun == null ? null : LongKeyFilter.of(frontRun.keys(), frontRun.size());
         try
@@ -174,9 +248,32 @@ final class PendingStateDelta extends PendingStatePart
         final EncodedBytes value = new EncodedBytes(256);
         final PreservedKey probe = new PreservedKey();
         final ChangedKeysBySegment bySegment = ChangedKeysBySegment.of(map, changed, key);
+        final SliceVisitor slice = sliceTo > sliceFrom ? new SliceVisitor(stateIndex, into, front) : null;
         for (int segment = 0; segment < bySegment.segments(); segment++)
         {
             final int end = bySegment.end(segment);
+            if (slice != null && inSlice(segment))
+            {
+                // the segment's changed keys as tombstones first: their values as of the barrier, if any, follow
+                // from the scan or from the values preserved for removed keys
+                for (int at = bySegment.start(segment); at < end; at++)
+                {
+                    bySegment.keyInto(at, key);
+                    probe.wrap(key);
+                    if (!inFront(front, frontKeys, key.array(), key.length(), probe))
+                    {
+                        into.addTombstone(probe.keyGroup(), stateIndex, key.array(), key.length());
+                    }
+                }
+                slice.segment = segment;
+                slice.firstEntry = true;
+                try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> context = map.segmentContext(segment))
+                {
+                    context.forEachSegmentEntry(slice);
+                }
+                observer.segmentRead(stateIndex, segment);
+                continue;
+            }
             for (int at = bySegment.start(segment); at < end; at++)
             {
                 bySegment.keyInto(at, key);
@@ -216,6 +313,109 @@ final class PendingStateDelta extends PendingStatePart
             }
             // every changed key of the segment is read: the task need preserve none of them from now on
             readSegments = segment + 1;
+        }
+        if (slice != null)
+        {
+            readSegments = Integer.MAX_VALUE;
+            try
+            {
+                // keys of the slice removed since the barrier: their values then (a changed one's tombstone came
+                // first)
+                for (final Map.Entry<PreservedKey, byte[]> removed : preservedInSlice.entrySet())
+                {
+                    final byte[] removedValue = removed.getValue();
+                    final PreservedKey removedKey = removed.getKey();
+                    if (removedValue != ABSENT && !slice.inFront(removedKey.bytes(), removedKey.length(), removedKey))
+                    {
+                        emit(into, stateIndex, removedKey.keyGroup(), removedKey.bytes(), removedKey.length(),
+                            removedValue, removedValue.length);
+                    }
+                }
+            }
+            finally
+            {
+                slice.releaseFrontKeys();
+            }
+        }
+    }
+
+    /**
+     * Reads one segment of the rewritten slice, under its update lock (held by Chronicle Map for the whole visit), as
+     * a full snapshot does: at its first entry the watermark passes the segment; each live entry is emitted with the
+     * value preserved for it, if any (removed), else its live value; entries the front holds are left to the front's
+     * run or slice.
+     */
+    private final class SliceVisitor implements Consumer<MapEntry<EncodedBytes, EncodedBytes>>
+    {
+        private final int stateIndex;
+        private final KeyGroupBuckets into;
+        private final Map<PreservedKey, byte[]> front;
+        /** Every key of a front of {@code Long} counters, built at the first entry that needs it; or null. */
+        private LongKeyFilter frontKeys;
+        private boolean frontKeysTaken;
+        private final EncodedBytes key = new EncodedBytes(64);
+        private final EncodedBytes value = new EncodedBytes(256);
+        private final PreservedKey probe = new PreservedKey();
+        int segment;
+        boolean firstEntry;
+
+        SliceVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front)
+        {
+            this.stateIndex = stateIndex;
+            this.into = into;
+            this.front = front;
+        }
+
+        /** @return whether the front held the key at the barrier (its value there wins over the map's). */
+        boolean inFront(final byte[] storedKey, final int length, final PreservedKey keyProbe)
+        {
+            if (!frontKeysTaken)
+            {
+                frontKeysTaken = true;
+                frontKeys = overlayAllKeys();
+            }
+            return PendingStatePart.inFront(front, frontKeys, storedKey, length, keyProbe);
+        }
+
+        void releaseFrontKeys()
+        {
+            if (frontKeys != null)
+            {
+                frontKeys.release();
+                frontKeys = null;
+            }
+        }
+
+        @Override
+        public void accept(final MapEntry<EncodedBytes, EncodedBytes> entry)
+        {
+            if (firstEntry)
+            {
+                firstEntry = false;
+                // under this segment's lock: a task write to it from now on sees it read
+                readSegments = segment + 1;
+            }
+            entry.key().getUsing(key);
+            probe.wrap(key);
+            final byte[] atBarrier = preservedInSlice.isEmpty() ? null : preservedInSlice.remove(probe);
+            if (atBarrier != null)
+            {
+                preservedBytes.addAndGet(-preservedSize(key.length(), atBarrier));
+            }
+            if (atBarrier == ABSENT || inFront(key.array(), key.length(), probe))
+            {
+                return;
+            }
+            // no tombstone: a changed key has one already, and an unchanged key's entries in the chain are these
+            if (atBarrier == null)
+            {
+                entry.value().getUsing(value);
+                emit(into, stateIndex, probe.keyGroup(), key.array(), key.length(), value.array(), value.length());
+            }
+            else
+            {
+                emit(into, stateIndex, probe.keyGroup(), key.array(), key.length(), atBarrier, atBarrier.length);
+            }
         }
     }
 
@@ -261,6 +461,7 @@ final class PendingStateDelta extends PendingStatePart
     {
         finished = true;
         preserved.clear();
+        preservedInSlice.clear();
         releaseOverlay();
     }
 }

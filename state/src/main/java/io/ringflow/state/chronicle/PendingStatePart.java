@@ -158,16 +158,29 @@ abstract class PendingStatePart
     /**
      * Task thread, holding the key's segment update lock, before the entry changes.
      *
-     * @param key   an immutable copy of the stored key.
-     * @param value its value now, which is its value at the barrier, or {@link #ABSENT}; never modified after.
+     * @param segment the key's segment.
+     * @param key     an immutable copy of the stored key.
+     * @param value   its value now, which is its value at the barrier, or {@link #ABSENT}; never modified after.
      */
-    final void preserve(final PreservedKey key, final byte[] value)
+    final void preserve(final int segment, final PreservedKey key, final byte[] value)
     {
         preserving(key);
-        if (preserved.putIfAbsent(key, value) == null)
+        if (preservedFor(segment).putIfAbsent(key, value) == null)
         {
             preservedBytes.addAndGet(preservedSize(key.length(), value));
         }
+    }
+
+    /**
+     * Task thread, holding {@code segment}'s update lock: where the values preserved for the keys of a segment go;
+     * {@link #preserved} unless a part keeps some segments apart.
+     *
+     * @param segment a segment of the state's map.
+     * @return the map of preserved values for its keys.
+     */
+    ConcurrentHashMap<PreservedKey, byte[]> preservedFor(final int segment)
+    {
+        return preserved;
     }
 
     /**
@@ -307,6 +320,16 @@ abstract class PendingStatePart
     final KeyGroupBuckets.LongRun overlayLongRun(final int stateIndex, final KeyGroupBuckets into)
     {
         return overlay == null ? null : overlay.sortedLongRun(stateIndex, into.range());
+    }
+
+    /**
+     * Flusher, after {@link #overlayLongRun} for a delta that rewrites a slice: every key of the overlay.
+     *
+     * @return the keys, owned by the caller (who releases them), or null when there is no such overlay.
+     */
+    final LongKeyFilter overlayAllKeys()
+    {
+        return overlay == null ? null : overlay.takeAllKeys();
     }
 
     /**

@@ -900,7 +900,7 @@ final class StateMap
                     oldValue = entry == null ? PendingStatePart.ABSENT :
                         entry.value().getUsing(previous).toByteArray();
                 }
-                snapshot.preserve(keyCopy, oldValue);
+                snapshot.preserve(segment, keyCopy, oldValue);
                 if (snapshot.isCollecting())
                 {
                     peakPreservedBytes = Math.max(peakPreservedBytes, snapshot.preservedBytes.get());

@@ -20,7 +20,8 @@ import java.util.TreeSet;
 
 /**
  * Merges the keyed state chain of one subtask, a full snapshot followed by the deltas of incremental checkpoints
- * (oldest first), into one full snapshot, which any keyed state store restores: stores never see a delta, so every
+ * (oldest first), or a round of deltas that together rewrote the whole state (their full snapshot dropped,
+ * {@link io.ringflow.state.backend.KeyedStateStore#incrementalSnapshot(long, long, int)}), into one full snapshot, which any keyed state store restores: stores never see a delta, so every
  * backend restores incremental checkpoints, whichever backend wrote them.
  *
  * <p>The merge goes one key group at a time (a merged reader merges each key group as it is read), with the result of
@@ -45,13 +46,13 @@ public final class KeyedSnapshotChain
      *     chain has no delta. A merged reader merges each key group when it is read (memory: the deltas'
      *     entries of one key group), and owns the chain's readers: closing it closes them. Its {@link KeyedSnapshotReader#keyGroups}
      *     may name a key group whose every entry a delta removed (reading it visits nothing).
-     * @throws CorruptCheckpointException when the chain does not start with a full snapshot, holds another full one
-     *                                    later, or its files disagree on key groups, max parallelism or states.
+     * @throws CorruptCheckpointException when the chain holds a full snapshot after its first file, or its files
+     *                                    disagree on key groups, max parallelism or states.
      */
     public static KeyedSnapshotReader merge(final List<KeyedSnapshotReader> chain, final KeyGroupRange wanted)
     {
         final KeyedSnapshotReader base = fullBase(chain);
-        if (chain.size() == 1)
+        if (chain.size() == 1 && !base.isDelta())
         {
             return base;
         }
@@ -78,8 +79,10 @@ public final class KeyedSnapshotChain
                 @Override
                 public void readGroup(final int keyGroup, final KeyedSnapshotReader.EntryVisitor visitor)
                 {
-                    merge.read(chain, plan.remap(), keyGroup);
-                    merge.visit(keyGroup, base, plan.remap()[0], visitor);
+                    // a chain of deltas only (a round of rewritten slices) merges every file as a delta
+                    final boolean deltasOnly = base.isDelta();
+                    merge.read(chain, plan.remap(), keyGroup, deltasOnly ? 0 : 1);
+                    merge.visit(keyGroup, deltasOnly ? null : base, plan.remap()[0], visitor);
                 }
 
                 @Override
@@ -232,20 +235,18 @@ public final class KeyedSnapshotChain
         return new Plan(states, remap, groups.stream().mapToInt(Integer::intValue).toArray());
     }
 
-    /** @return the chain's first file, which must be a full snapshot. */
+    /**
+     * @return the chain's first file: a full snapshot, or a delta when the chain is a round of deltas that rewrote
+     *     every slice of the state (its full snapshot dropped; the checkpoint's metadata, checked by its checksum,
+     *     vouches for that: a file does not say which round it belongs to).
+     */
     private static KeyedSnapshotReader fullBase(final List<KeyedSnapshotReader> chain)
     {
         if (chain.isEmpty())
         {
             throw new IllegalArgumentException("a keyed state chain has at least its full snapshot");
         }
-        final KeyedSnapshotReader base = chain.get(0);
-        if (base.isDelta())
-        {
-            throw new CorruptCheckpointException(base.file(), "a keyed state chain must start with a full snapshot, " +
-                "this is a delta");
-        }
-        return base;
+        return chain.get(0);
     }
 
     private static void checkLink(final KeyedSnapshotReader base, final KeyedSnapshotReader file, final int position)
@@ -321,8 +322,11 @@ public final class KeyedSnapshotChain
             }
         }
 
-        /** Forgets the last key group, then merges {@code group} of every delta of {@code chain}, in order. */
-        void read(final List<KeyedSnapshotReader> chain, final int[][] remap, final int group)
+        /**
+         * Forgets the last key group, then merges {@code group} of every delta of {@code chain}, in order, from
+         * {@code firstDelta} (1 after a full snapshot, 0 for a chain of deltas only).
+         */
+        void read(final List<KeyedSnapshotReader> chain, final int[][] remap, final int group, final int firstDelta)
         {
             entries.clear();
             cleared.clear();
@@ -332,7 +336,7 @@ public final class KeyedSnapshotChain
                 Arrays.fill(touched, 0L);
                 touchedAny = false;
             }
-            for (int f = 1; f < chain.size(); f++)
+            for (int f = firstDelta; f < chain.size(); f++)
             {
                 fileStates = remap[f];
                 currentFile = chain.get(f).file();
@@ -452,10 +456,21 @@ public final class KeyedSnapshotChain
          * place in the base's buffer, then the deltas' merged entries: those without user keys in place in
          * {@link MergedValues}' array, a map state's each copied into a scratch buffer.
          *
-         * @param base       the chain's full snapshot.
+         * @param base       the chain's full snapshot, or null for a chain of deltas only.
          * @param baseStates per state index of the base, the merged state's index.
          */
         void visit(final int group, final KeyedSnapshotReader base, final int[] baseStates,
+            final KeyedSnapshotReader.EntryVisitor visitor)
+        {
+            if (base != null)
+            {
+                visitBase(group, base, baseStates, visitor);
+            }
+            visitMerged(group, visitor);
+        }
+
+        /** The base's entries that no delta replaced or removed, in place. */
+        private void visitBase(final int group, final KeyedSnapshotReader base, final int[] baseStates,
             final KeyedSnapshotReader.EntryVisitor visitor)
         {
             base.readGroup(group, (keyGroup, stateIndex, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength,
@@ -470,6 +485,11 @@ public final class KeyedSnapshotChain
                 visitor.entry(keyGroup, state, bytes, keyOffset, keyLength, subKeyOffset, subKeyLength, valueOffset,
                     valueLength);
             });
+        }
+
+        /** The deltas' merged entries. */
+        private void visitMerged(final int group, final KeyedSnapshotReader.EntryVisitor visitor)
+        {
             values.forEach((state, buffer, keyOffset, keyLength, valueOffset, valueLength) ->
                 visitor.entry(group, state, buffer, keyOffset, keyLength, keyOffset + keyLength, -1, valueOffset,
                     valueLength));

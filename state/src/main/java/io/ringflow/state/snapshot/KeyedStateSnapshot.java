@@ -32,6 +32,16 @@ public interface KeyedStateSnapshot
         return false;
     }
 
+    /**
+     * @return for a delta, how many of the newest files of its chain, this one included, together hold every entry of
+     *     the state as of this snapshot's barrier, so that the chain may drop the files before them; 0 when every file
+     *     of the chain is still needed (and for a full snapshot, which starts a chain of its own).
+     */
+    default int filesHoldingEverything()
+    {
+        return 0;
+    }
+
     /** Frees what the snapshot holds on to (copies, pinned versions). Idempotent; any thread. */
     void release();
 }

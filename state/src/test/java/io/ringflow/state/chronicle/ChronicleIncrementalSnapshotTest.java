@@ -15,6 +15,7 @@ import io.ringflow.state.snapshot.KeyedStateSnapshot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
@@ -389,10 +390,13 @@ class ChronicleIncrementalSnapshotTest
      * before the flusher reads on. The delta, merged on its base, is the state at its barrier, each key in it once;
      * the live state is the task's.
      */
-    @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {11, 4_096, 31_337})
-    void aDeltaReadSegmentBySegmentWhileTheTaskWritesIsTheStateAtItsBarrier(final long seed) throws Exception
+    @ParameterizedTest(name = "seed {0}, rewrites a slice: {1}")
+    @CsvSource({"11, false", "4096, false", "31337, false", "6, true", "2027, true", "90001, true"})
+    void aDeltaReadSegmentBySegmentWhileTheTaskWritesIsTheStateAtItsBarrier(final long seed,
+        final boolean rewritesSlice) throws Exception
     {
+        // a delta that rewrites a slice rewrites the first of two here: half of the segments, read as a full
+        // snapshot reads them (hot-key front on for odd seeds)
         final Random random = new Random(seed);
         final Map<Object, Object> countModel = new HashMap<>();
         final Map<Object, Map<Integer, Long>> visitModel = new HashMap<>();
@@ -411,7 +415,8 @@ class ChronicleIncrementalSnapshotTest
         }
         final Map<String, Map<Object, Object>> atBarrier =
             SnapshotContents.expected(Map.of("counts", countModel, "visits", visitModel));
-        final KeyedStateSnapshot delta = store.incrementalSnapshot(4, 1);
+        final KeyedStateSnapshot delta = rewritesSlice ? store.incrementalSnapshot(4, 1, 2) :
+            store.incrementalSnapshot(4, 1);
 
         final java.util.concurrent.SynchronousQueue<int[]> keyRead = new java.util.concurrent.SynchronousQueue<>();
         final java.util.concurrent.SynchronousQueue<Boolean> taskDone = new java.util.concurrent.SynchronousQueue<>();
@@ -636,6 +641,113 @@ class ChronicleIncrementalSnapshotTest
                 assertThat(restoredCounts.value()).isEqualTo(expected.get(last).getOrDefault("counts", Map.of())
                     .getOrDefault(0L, 0L));
             }
+        }
+        finally
+        {
+            flushers.shutdownNow();
+        }
+    }
+
+    /**
+     * As {@link #everyChainMergedEqualsTheModelAtItsBarrier}, with deltas that rewrite slices of the state (rounds of
+     * three, hot-key front on or off by the seed) and now and then a plain delta or a full snapshot: whenever a delta
+     * completes a round, its chain is cut to the round's files, its full snapshot dropped. Every chain, cut or not,
+     * merged, must equal the model at its barrier, and the cut chains must be restorable.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5, 77_777, 20_261_206, 8_675_309})
+    void everyChainOfSliceRewritingDeltasCutToItsRoundEqualsTheModelAtItsBarrier(final long seed) throws Exception
+    {
+        final int slices = 3;
+        final ChronicleKeyedStateStore store = open(config().withHotKeysPerState(seed % 2 == 0 ? 0 : 128));
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final MapState<Integer, Long> visits = store.getMapState(new MapStateDescriptor<>("visits", Integer.class,
+            Long.class));
+        final Map<Object, Object> countModel = new HashMap<>();
+        final Map<Object, Map<Integer, Long>> visitModel = new HashMap<>();
+        final Random random = new Random(seed);
+        final ExecutorService flushers = Executors.newFixedThreadPool(2);
+        final List<Future<byte[]>> written = new ArrayList<>();
+        final List<List<Integer>> chains = new ArrayList<>();
+        final List<Map<String, Map<Object, Object>>> expected = new ArrayList<>();
+        int base = -1;
+        int cuts = 0;
+        int keySpace = 300;
+        try
+        {
+            for (int op = 0; op < 40_000; op++)
+            {
+                if (random.nextInt(100) == 0)
+                {
+                    keySpace += 50;
+                }
+                final long key = random.nextInt(keySpace);
+                store.setCurrentKey(key);
+                writeOne(counts, visits, random, key, countModel, visitModel);
+                if (random.nextInt(600) == 0)
+                {
+                    for (int i = written.size() - 1; i > base; i--)
+                    {
+                        if (random.nextInt(4) != 0)
+                        {
+                            written.get(i).get(60, TimeUnit.SECONDS);
+                            base = i;
+                            break;
+                        }
+                    }
+                    final int id = written.size();
+                    final int kind = base < 0 ? 0 : random.nextInt(20);
+                    final KeyedStateSnapshot snapshot = kind == 0 ? store.snapshot(id) :
+                        kind == 1 ? store.incrementalSnapshot(id, base) : store.incrementalSnapshot(id, base, slices);
+                    final List<Integer> chain = new ArrayList<>(kind == 0 ? List.of() : chains.get(base));
+                    chain.add(id);
+                    final int holding = snapshot.filesHoldingEverything();
+                    if (kind == 1 || kind == 0)
+                    {
+                        assertThat(holding).as("seed %d: a plain delta or a full snapshot cuts nothing", seed)
+                            .isZero();
+                    }
+                    if (holding > 0 && holding < chain.size())
+                    {
+                        assertThat(holding).isEqualTo(slices);
+                        chain.subList(0, chain.size() - holding).clear();
+                        cuts++;
+                    }
+                    chains.add(chain);
+                    expected.add(SnapshotContents.expected(Map.of("counts", countModel, "visits", visitModel)));
+                    written.add(flushers.submit(() -> SnapshotContents.write(snapshot)));
+                }
+            }
+            assertThat(written).as("seed %d takes snapshots", seed).hasSizeGreaterThan(30);
+            assertThat(cuts).as("seed %d cuts chains to their rounds", seed).isGreaterThan(5);
+            int deltasOnly = 0;
+            for (int i = 0; i < written.size(); i++)
+            {
+                final List<KeyedSnapshotReader> chain = new ArrayList<>();
+                for (final int part : chains.get(i))
+                {
+                    chain.add(KeyedSnapshotReader.open(written.get(part).get(60, TimeUnit.SECONDS), "snapshot-" +
+                        part));
+                }
+                deltasOnly += chain.get(0).isDelta() ? 1 : 0;
+                final byte[] merged = KeyedSnapshotChain.mergeToBytes(chain, ALL);
+                assertThat(SnapshotContents.decode(merged, CodecRegistry.withBuiltIns()))
+                    .as("seed %d chain %s", seed, chains.get(i)).isEqualTo(expected.get(i));
+            }
+            assertThat(deltasOnly).as("seed %d: chains of deltas only", seed).isGreaterThan(5);
+            final int last = written.size() - 1;
+            final List<KeyedSnapshotReader> lastChain = new ArrayList<>();
+            for (final int part : chains.get(last))
+            {
+                lastChain.add(KeyedSnapshotReader.open(written.get(part).get(), "snapshot-" + part));
+            }
+            final KeyedStateStore target = open();
+            target.restore(List.of(KeyedSnapshotChain.merge(lastChain, ALL)));
+            target.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+            target.getMapState(new MapStateDescriptor<>("visits", Integer.class, Long.class));
+            assertThat(SnapshotContents.decode(SnapshotContents.take(target, 1_000), CodecRegistry.withBuiltIns()))
+                .as("seed %d restored", seed).isEqualTo(expected.get(last));
         }
         finally
         {

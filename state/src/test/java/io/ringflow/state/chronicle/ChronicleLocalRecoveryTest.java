@@ -416,6 +416,60 @@ class ChronicleLocalRecoveryTest
         return SnapshotContents.decode(SnapshotContents.take(store, id), CodecRegistry.withBuiltIns());
     }
 
+    /**
+     * A revert keeps the store's maps, so the round of slices its deltas were in goes on: the third delta of a round
+     * of three completes it, revert or not. A store restored from the same chain starts a round of its own.
+     */
+    @Test
+    void aRevertGoesOnWithTheRoundOfSlicesARestoreStartsANewOne()
+    {
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(
+            20_000));
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        final List<byte[]> chain = new ArrayList<>();
+        for (int checkpoint = 1; checkpoint <= 3; checkpoint++)
+        {
+            for (long key = 0; key < 3_000; key += checkpoint)
+            {
+                store.setCurrentKey(key);
+                counts.update(key * checkpoint);
+            }
+            final KeyedStateSnapshot snapshot = checkpoint == 1 ? store.snapshot(checkpoint) :
+                store.incrementalSnapshot(checkpoint, checkpoint - 1, 3);
+            assertThat(snapshot.filesHoldingEverything()).as("checkpoint %d, within the round", checkpoint).isZero();
+            chain.add(SnapshotContents.write(snapshot));
+        }
+        store.setCurrentKey(5L);
+        counts.update(-5L);
+        final List<KeyedSnapshotReader> readers = new ArrayList<>();
+        for (final byte[] part : chain)
+        {
+            readers.add(SnapshotContents.reader(part));
+        }
+        store.revertTo(3, List.of(KeyedSnapshotChain.merge(readers, ALL)));
+        final KeyedStateSnapshot third = store.incrementalSnapshot(4, 3, 3);
+        assertThat(third.filesHoldingEverything()).as("the round's third delta, after the revert").isEqualTo(3);
+        chain.add(SnapshotContents.write(third));
+
+        final ChronicleKeyedStateStore restored = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(
+            20_000));
+        restored.trackChanges();
+        final List<KeyedSnapshotReader> restoredChain = new ArrayList<>();
+        for (final byte[] part : chain.subList(1, 4))
+        {
+            restoredChain.add(SnapshotContents.reader(part));
+        }
+        restored.restore(List.of(KeyedSnapshotChain.merge(restoredChain, ALL)));
+        restored.restoredFrom(4);
+        restored.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        assertThat(SnapshotContents.decode(SnapshotContents.take(restored, 5), CodecRegistry.withBuiltIns()))
+            .as("the round alone holds the state").isEqualTo(SnapshotContents.decode(SnapshotContents.take(store, 5),
+                CodecRegistry.withBuiltIns()));
+        assertThat(restored.incrementalSnapshot(6, 4, 3).filesHoldingEverything())
+            .as("a restored store starts its own round").isZero();
+    }
+
     private ChronicleKeyedStateStore open(final ChronicleStateConfig config)
     {
         final ChronicleKeyedStateStore store = new ChronicleKeyedStateStore(config, CodecRegistry.withBuiltIns(),

@@ -406,6 +406,27 @@ class KeyedSnapshotFormatTest
     }
 
     @Test
+    void aChainOfDeltasOnlyMergesEveryFileAsADeltaOnNothing() throws IOException
+    {
+        // a round of deltas whose full snapshot was dropped: the first one's tombstones remove nothing, a tombstone
+        // then a value of one key in one file leaves the value, and a later file's tombstone removes it again
+        final byte[] first = snapshot(true, ALL, List.of(COUNTS, TAGS),
+            new Entry(1, 0, 10, null, null), new Entry(1, 0, 10, null, 100L), new Entry(1, 1, 10, null, null),
+            new Entry(1, 1, 10, 1L, 11L), new Entry(5, 0, 50, null, 500L), new Entry(9, 0, 90, null, null));
+        final byte[] second = snapshot(true, ALL, List.of(COUNTS, TAGS),
+            new Entry(5, 0, 50, null, null), new Entry(9, 0, 90, null, 900L), new Entry(9, 1, 90, 2L, 92L));
+
+        final List<KeyedSnapshotReader> chain = List.of(KeyedSnapshotReader.open(first, "d1"),
+            KeyedSnapshotReader.open(second, "d2"));
+        assertThat(contents(KeyedSnapshotChain.mergeToBytes(chain, ALL))).containsExactlyInAnyOrderEntriesOf(Map.of(
+            "counts/1/10/-1", 100L, "tags/1/10/1", 11L, "counts/9/90/-1", 900L, "tags/9/90/2", 92L));
+        final KeyedSnapshotReader lone = KeyedSnapshotChain.merge(List.of(KeyedSnapshotReader.open(first, "d1")), ALL);
+        assertThat(lone.isDelta()).as("a lone delta is merged into a full snapshot, not handed on").isFalse();
+        assertThat(entries(lone)).containsExactlyInAnyOrderEntriesOf(Map.of(
+            "counts/1/10/-1", 100L, "tags/1/10/1", 11L, "counts/5/50/-1", 500L));
+    }
+
+    @Test
     void aMergedChainToldWhichKeysAreWantedMergesOnlyThoseAndAFileStillHandsEveryEntry() throws IOException
     {
         final byte[] full = snapshot(false, ALL, List.of(COUNTS, TAGS),
@@ -570,8 +591,8 @@ class KeyedSnapshotFormatTest
         final byte[] otherMeta = snapshot(true, ALL, List.of(retyped));
 
         assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(delta, "d1"), open(full, "f")), ALL))
-            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("d1")
-            .hasMessageContaining("must start with a full snapshot");
+            .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("f")
+            .hasMessageContaining("only deltas may follow");
         assertThatThrownBy(() -> KeyedSnapshotChain.merge(List.of(open(full, "f"), open(full, "f2")), ALL))
             .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("f2")
             .hasMessageContaining("only deltas may follow");

@@ -611,12 +611,16 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             taken.keyed(index, keyed.snapshot(checkpointId), entries, null);
             return;
         }
-        final java.util.List<io.ringflow.state.checkpoint.StateHandle> chain =
-            plan.chainToExtend(runtime.uid(), runtime.subtaskIndex(), runtime.parallelism());
+        // a store whose deltas rewrite slices cuts its chain to a round of fullSnapshotEvery files itself
+        final int slices = plan.fullSnapshotEvery();
+        final boolean sliced = plan.slicesFor(keyed);
+        final java.util.List<io.ringflow.state.checkpoint.StateHandle> chain = plan.chainToExtend(runtime.uid(),
+            runtime.subtaskIndex(), runtime.parallelism(), sliced ? 2 * slices : slices);
         final long baseId = plan.base() == null ? -1 : plan.base().checkpointId();
         if (!chain.isEmpty() && keyed.canSnapshotIncrementally(baseId) && !keyed.prefersFullSnapshot(baseId))
         {
-            taken.keyed(index, keyed.incrementalSnapshot(checkpointId, baseId), entries, chain);
+            taken.keyed(index, sliced ? keyed.incrementalSnapshot(checkpointId, baseId, slices) :
+                keyed.incrementalSnapshot(checkpointId, baseId), entries, chain);
             return;
         }
         if (baseId >= 0)

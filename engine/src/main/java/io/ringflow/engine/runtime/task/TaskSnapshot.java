@@ -149,11 +149,16 @@ public final class TaskSnapshot
                 }
                 if (chain != null && !chain.isEmpty())
                 {
-                    // a delta: the chain's full snapshot stays the base, the delta joins its increments
-                    final List<StateHandle> extended = new ArrayList<>(chain.subList(1, chain.size()));
+                    // a delta joins the chain; when it completes a round of rewritten slices, the files before the
+                    // round hold nothing the round does not, and the chain drops them (the round's first delta
+                    // becomes its head)
+                    final List<StateHandle> extended = new ArrayList<>(chain);
                     extended.add(keyedHandle);
-                    increments = extended;
-                    keyedHandle = chain.get(0);
+                    final int holdingEverything = keyed[i].filesHoldingEverything();
+                    final int from = holdingEverything > 0 && holdingEverything < extended.size() ?
+                        extended.size() - holdingEverything : 0;
+                    keyedHandle = extended.get(from);
+                    increments = List.copyOf(extended.subList(from + 1, extended.size()));
                 }
             }
             final StateHandle operatorHandle = operatorState[i] == null ? null :
