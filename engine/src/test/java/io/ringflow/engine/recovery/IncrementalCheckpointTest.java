@@ -130,15 +130,18 @@ class IncrementalCheckpointTest
             final CompletedCheckpoint first = checkpointAt(handle, job, 10_000);
             assertThat(chainLengths(storage, first)).containsExactly(1, 1);
             final StateHandle firstFull = keyedChain(storage, first).get(0);
+            // each chain read while its checkpoint is the newest: retained(2) prunes the older ones after the next
             final CompletedCheckpoint second = checkpointAt(handle, job, 10_050);
+            final List<StateHandle> secondChain = keyedChain(storage, second);
             final CompletedCheckpoint third = checkpointAt(handle, job, 10_100);
             assertThat(chainLengths(storage, third)).containsExactly(3, 3);
+            final List<StateHandle> thirdChain = keyedChain(storage, third);
             final CompletedCheckpoint fourth = checkpointAt(handle, job, 10_150);
             assertThat(chainLengths(storage, fourth)).as("a round of 3 complete: the full snapshot dropped")
                 .containsExactly(3, 3);
-            assertThat(keyedChain(storage, fourth)).as("the round: the second's, third's and fourth's deltas")
-                .isEqualTo(List.of(keyedChain(storage, second).get(1), keyedChain(storage, third).get(2),
-                    keyedChain(storage, fourth).get(2)))
+            final List<StateHandle> fourthChain = keyedChain(storage, fourth);
+            assertThat(fourthChain).as("the round: the second's, third's and fourth's deltas")
+                .isEqualTo(List.of(secondChain.get(1), thirdChain.get(2), fourthChain.get(2)))
                 .doesNotContain(firstFull);
             assertThat(second.stateSizeBytes() + third.stateSizeBytes() + fourth.stateSizeBytes())
                 .as("a round rewrites the whole state").isGreaterThanOrEqualTo(first.stateSizeBytes());
@@ -146,6 +149,7 @@ class IncrementalCheckpointTest
 
             final CompletedCheckpoint fifth = checkpointAt(handle, job, 10_200);
             assertThat(chainLengths(storage, fifth)).containsExactly(3, 3);
+            final List<StateHandle> fifthChain = keyedChain(storage, fifth);
             // retained(2): the fourth and fifth, whose chains no longer need the first's full snapshot
             Awaitility.await().atMost(TestJobs.HANG_GUARD).ignoreExceptions().untilAsserted(() ->
             {
@@ -163,7 +167,7 @@ class IncrementalCheckpointTest
             final CompletedCheckpoint afterRestart = checkpointAt(handle, job, 11_000);
             assertThat(chainLengths(storage, afterRestart)).containsExactly(4, 4);
             assertThat(keyedChain(storage, afterRestart).subList(0, 3)).as("the fifth's chain, extended")
-                .isEqualTo(keyedChain(storage, fifth));
+                .isEqualTo(fifthChain);
             checkpointAt(handle, job, 11_010);
             final CompletedCheckpoint roundAfterRestart = checkpointAt(handle, job, 11_020);
             assertThat(chainLengths(storage, roundAfterRestart)).as("the restored store's own round")

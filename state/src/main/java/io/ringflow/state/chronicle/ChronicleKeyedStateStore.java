@@ -614,9 +614,17 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         return takeSnapshot(checkpointId, baseCheckpointId, slices);
     }
 
+    /** {@inheritDoc} Not while a declared state's hot-key front holds boxed entries (other key or value types). */
     @Override
     public boolean rewritesSlices()
     {
+        for (final ChronicleState state : declared.values())
+        {
+            if (!state.frontCanRewriteSlice(keys.keyCodec()))
+            {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -635,14 +643,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         releaseHeld();
         checkOpen();
         final boolean delta = baseCheckpointId >= 0;
-        long run = delta && slices > 0 ? bases.sliceRun(baseCheckpointId) + 1 : 0;
-        for (final ChronicleState declaredState : declared.values())
-        {
-            if (run > 0 && !declaredState.frontCanRewriteSlice(keys.keyCodec()))
-            {
-                run = 0;
-            }
-        }
+        final long run = delta && slices > 0 && rewritesSlices() ? bases.sliceRun(baseCheckpointId) + 1 : 0;
         final int slice = run > 0 ? (int)((run - 1) % slices) : 0;
         final PendingStatePart[] parts = new PendingStatePart[maps.size()];
         int i = 0;
@@ -829,10 +830,17 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
         final long reverted = revert.revert(checkpointId, snapshots);
         // the store holds exactly the checkpoint's snapshot again: the next delta may build on it, and, its maps being
-        // the ones that took the checkpoint (the same segments), go on with the round of slices it was in
+        // the ones that took the checkpoint (the same segments), go on with the round of slices it was in, once the
+        // keys the revert rewrote are recorded as changed (one may have moved between front and map, out of the
+        // slices the round has left: see LocalRevert#recordRewrittenAsChanged)
         final long sliceRun = bases.sliceRun(checkpointId);
         bases.restoredFrom(maps.values(), checkpointId);
-        bases.recordSliceRun(checkpointId, sliceRun);
+        if (sliceRun > 0)
+        {
+            revert.recordRewrittenAsChanged();
+            bases.recordSliceRun(checkpointId, sliceRun);
+        }
+        revert.forgetRewritten();
         rebinding.addAll(declared.keySet());
         return reverted;
     }

@@ -167,8 +167,8 @@ final class FrontOverlay
 
     /**
      * Flusher, after {@link #sortedLongRun} for a delta that rewrites a slice, at most once: every key the front held
-     * at the barrier (emitted by the run or not), as a set built now (O(keys held): only when a slice segment of the
-     * map has entries to tell apart), owned by the caller, who releases it.
+     * at the barrier (emitted by the run or not), as a set built now (O(keys held)), owned by the caller, who releases
+     * it.
      *
      * @return the keys, or null when no slice is rewritten (or they were taken).
      */

@@ -41,6 +41,8 @@ final class LocalRevert
     private final StoreKeys keys;
     private final SnapshotRestore restore;
     private final int maxParallelism;
+    /** The keys the last revert rewrote, per state, until {@link #recordRewrittenAsChanged} or {@link #forgetRewritten}. */
+    private Map<String, RevertKeys> rewritten = Map.of();
 
     /**
      * @param store          the store reverted; its current key is set for each key cleared.
@@ -100,6 +102,7 @@ final class LocalRevert
     long revert(final long checkpointId, final List<KeyedSnapshotReader> snapshots)
     {
         final Map<String, RevertKeys> changed = new LinkedHashMap<>();
+        rewritten = changed;
         final EncodedBytes encoded = new EncodedBytes(64);
         for (final StateMap map : maps.values())
         {
@@ -228,6 +231,33 @@ final class LocalRevert
             }
         }
         return reverted;
+    }
+
+    /**
+     * Records every key the last {@link #revert} rewrote as changed in its map's current interval, then forgets them.
+     * For a store going on with a round of slices after the revert: a rewritten key may have moved between the front
+     * and the map (a counter the front held at the checkpoint, written back or cleared since, is written into the
+     * map), which the round's slices, cut before the revert, may not cover; recorded, it is in the next delta.
+     */
+    void recordRewrittenAsChanged()
+    {
+        final EncodedBytes encoded = new EncodedBytes(64);
+        for (final Map.Entry<String, RevertKeys> entry : rewritten.entrySet())
+        {
+            final StateMap map = maps.get(entry.getKey());
+            entry.getValue().forEach(0, (bytes, offset, length, slot) ->
+            {
+                copyInto(bytes, offset, length, encoded);
+                map.recordChange(encoded);
+            });
+        }
+        forgetRewritten();
+    }
+
+    /** Drops what {@link #recordRewrittenAsChanged} would record. */
+    void forgetRewritten()
+    {
+        rewritten = Map.of();
     }
 
     private static void copyInto(final byte[] bytes, final int offset, final int length, final EncodedBytes into)

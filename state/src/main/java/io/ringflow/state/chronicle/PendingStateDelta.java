@@ -62,7 +62,7 @@ import java.util.function.Consumer;
  * and docs/state.md, "Slices instead of full snapshots"). A slice's segments are read as a full snapshot reads its
  * segments, under each segment's lock, with that protocol's watermark and its own map of preserved values
  * ({@link #preservedInSlice}: the task preserves any key of a slice segment not read yet, changed or not), and every
- * changed key of such a segment is first written as a tombstone, so that the key's entries from the scan, or from the
+ * changed key of such a segment that the front does not hold is first written as a tombstone, so that the key's entries from the scan, or from the
  * values preserved for keys removed since the barrier, emitted last, replace whatever the chain held; an unchanged
  * key's entries are written without one (the chain holds the same, and an entry that expired since the base is left
  * out, as a plain delta leaves it, for the restore's time-to-live check). Why the slices
@@ -84,8 +84,9 @@ final class PendingStateDelta extends PendingStatePart
     private volatile boolean finished;
     /**
      * Every changed key of the segments below this has been read by the flusher: the task preserves none of them.
-     * Raised by the flusher only, after the last key of a segment is read (its lock released), so a task holding a
-     * segment's lock that sees the segment below it knows the flusher is done with every changed key there.
+     * Raised by the flusher only: after the last key of a segment is read (its lock released), so a task holding a
+     * segment's lock that sees the segment below it knows the flusher is done with every changed key there; for a
+     * segment of the rewritten slice, at its first entry, under its lock, as a full snapshot does.
      */
     private volatile int readSegments;
     /** The map segments this delta rewrites whole, {@code [sliceFrom, sliceTo)}; empty when it rewrites none. */
@@ -97,6 +98,9 @@ final class PendingStateDelta extends PendingStatePart
      * belongs to keys removed since the barrier (or {@link #ABSENT}: inserted since).
      */
     private final ConcurrentHashMap<PreservedKey, byte[]> preservedInSlice = new ConcurrentHashMap<>();
+    /** The heap {@link #preservedInSlice} holds, estimated: what {@link #preservesMoreThan} bounds. */
+    private final java.util.concurrent.atomic.AtomicLong preservedInSliceBytes =
+        new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * @param state       the state.
@@ -149,17 +153,27 @@ final class PendingStateDelta extends PendingStatePart
         return inSlice(segment) ? preservedInSlice : preserved;
     }
 
+    @Override
+    void preservedIn(final int segment, final long bytes)
+    {
+        if (inSlice(segment))
+        {
+            preservedInSliceBytes.addAndGet(bytes);
+        }
+    }
+
     /**
      * {@inheritDoc}
      *
      * <p>A delta that rewrites a slice preserves every key the task changes in a slice segment not read yet, like a
-     * full snapshot: bounded by this budget, not by the change sets.
+     * full snapshot: those copies are bounded by this budget, not by the change sets (the changed keys' copies, which
+     * the change sets bound, are not counted).
      */
     @Override
     boolean preservesMoreThan(final long bytes)
     {
         return sliceTo > sliceFrom && isCollecting() && !finished && readSegments != Integer.MAX_VALUE &&
-            preservedBytes.get() > bytes;
+            preservedInSliceBytes.get() > bytes;
     }
 
     private boolean isChanged(final PreservedKey key)
@@ -188,10 +202,14 @@ final class PendingStateDelta extends PendingStatePart
         // a front of Long counters is read as a sorted run and its keys probed as longs (no key of the run gets a
         // tombstone here: it is skipped below); any other front is encoded into a map of stored keys
         // a changed key the front holds is in the run (it entered the front after its map entry changed, see
-        // HotKeyFront), so the run's keys are those to skip among the changed keys; a rewritten slice's scan skips
-        // every key of the front (SliceVisitor)
+        // HotKeyFront), unless a turnover that the full map refused midway wrote it back without taking it out (its
+        // map value then is the front's, read as any changed key's), so the run's keys are those to skip among the
+        // changed keys. With a rewritten slice every key of the front is skipped: the slice's scan must (a front key
+        // not in the run is rewritten by the front's slices), and a changed key written back so keeps the value the
+        // chain holds for it, the front's since before the base
         final KeyGroupBuckets.LongRun frontRun = overlayLongRun(stateIndex, into);
-        final LongKeyFilter frontKeys = frontRun == null ? null : LongKeyFilter.of(frontRun.keys(), frontRun.size());
+        final LongKeyFilter frontKeys = frontRun == null ? null :
+            sliced ? overlayAllKeys() : LongKeyFilter.of(frontRun.keys(), frontRun.size());
         try
         {
             collectChanged(stateIndex, into, observer, frontRun == null ? encodedOverlay() : Map.of(), frontKeys);
@@ -248,7 +266,7 @@ final class PendingStateDelta extends PendingStatePart
         final EncodedBytes value = new EncodedBytes(256);
         final PreservedKey probe = new PreservedKey();
         final ChangedKeysBySegment bySegment = ChangedKeysBySegment.of(map, changed, key);
-        final SliceVisitor slice = sliceTo > sliceFrom ? new SliceVisitor(stateIndex, into, front) : null;
+        final SliceVisitor slice = sliceTo > sliceFrom ? new SliceVisitor(stateIndex, into, front, frontKeys) : null;
         for (int segment = 0; segment < bySegment.segments(); segment++)
         {
             final int end = bySegment.end(segment);
@@ -260,6 +278,9 @@ final class PendingStateDelta extends PendingStatePart
                 {
                     bySegment.keyInto(at, key);
                     probe.wrap(key);
+                    // any key the front holds is left alone here, as in the scan: the run has it if it changed in
+                    // the front, and a key written back from the front without leaving it (a turnover the full map
+                    // refused midway) has, in the chain, the value it was written back with
                     if (!inFront(front, frontKeys, key.array(), key.length(), probe))
                     {
                         into.addTombstone(probe.keyGroup(), stateIndex, key.array(), key.length());
@@ -317,24 +338,17 @@ final class PendingStateDelta extends PendingStatePart
         if (slice != null)
         {
             readSegments = Integer.MAX_VALUE;
-            try
+            // keys of the slice removed since the barrier: their values then (a changed one's tombstone came first)
+            for (final Map.Entry<PreservedKey, byte[]> removed : preservedInSlice.entrySet())
             {
-                // keys of the slice removed since the barrier: their values then (a changed one's tombstone came
-                // first)
-                for (final Map.Entry<PreservedKey, byte[]> removed : preservedInSlice.entrySet())
+                final byte[] removedValue = removed.getValue();
+                final PreservedKey removedKey = removed.getKey();
+                if (removedValue != ABSENT &&
+                    !inFront(front, frontKeys, removedKey.bytes(), removedKey.length(), removedKey))
                 {
-                    final byte[] removedValue = removed.getValue();
-                    final PreservedKey removedKey = removed.getKey();
-                    if (removedValue != ABSENT && !slice.inFront(removedKey.bytes(), removedKey.length(), removedKey))
-                    {
-                        emit(into, stateIndex, removedKey.keyGroup(), removedKey.bytes(), removedKey.length(),
-                            removedValue, removedValue.length);
-                    }
+                    emit(into, stateIndex, removedKey.keyGroup(), removedKey.bytes(), removedKey.length(),
+                        removedValue, removedValue.length);
                 }
-            }
-            finally
-            {
-                slice.releaseFrontKeys();
             }
         }
     }
@@ -350,40 +364,21 @@ final class PendingStateDelta extends PendingStatePart
         private final int stateIndex;
         private final KeyGroupBuckets into;
         private final Map<PreservedKey, byte[]> front;
-        /** Every key of a front of {@code Long} counters, built at the first entry that needs it; or null. */
-        private LongKeyFilter frontKeys;
-        private boolean frontKeysTaken;
+        /** Every key of a front of {@code Long} counters at the barrier; or null. */
+        private final LongKeyFilter frontKeys;
         private final EncodedBytes key = new EncodedBytes(64);
         private final EncodedBytes value = new EncodedBytes(256);
         private final PreservedKey probe = new PreservedKey();
         int segment;
         boolean firstEntry;
 
-        SliceVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front)
+        SliceVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front,
+            final LongKeyFilter frontKeys)
         {
             this.stateIndex = stateIndex;
             this.into = into;
             this.front = front;
-        }
-
-        /** @return whether the front held the key at the barrier (its value there wins over the map's). */
-        boolean inFront(final byte[] storedKey, final int length, final PreservedKey keyProbe)
-        {
-            if (!frontKeysTaken)
-            {
-                frontKeysTaken = true;
-                frontKeys = overlayAllKeys();
-            }
-            return PendingStatePart.inFront(front, frontKeys, storedKey, length, keyProbe);
-        }
-
-        void releaseFrontKeys()
-        {
-            if (frontKeys != null)
-            {
-                frontKeys.release();
-                frontKeys = null;
-            }
+            this.frontKeys = frontKeys;
         }
 
         @Override
@@ -400,9 +395,11 @@ final class PendingStateDelta extends PendingStatePart
             final byte[] atBarrier = preservedInSlice.isEmpty() ? null : preservedInSlice.remove(probe);
             if (atBarrier != null)
             {
-                preservedBytes.addAndGet(-preservedSize(key.length(), atBarrier));
+                final long size = preservedSize(key.length(), atBarrier);
+                preservedBytes.addAndGet(-size);
+                preservedInSliceBytes.addAndGet(-size);
             }
-            if (atBarrier == ABSENT || inFront(key.array(), key.length(), probe))
+            if (atBarrier == ABSENT || inFront(front, frontKeys, key.array(), key.length(), probe))
             {
                 return;
             }

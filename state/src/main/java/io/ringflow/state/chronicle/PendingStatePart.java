@@ -167,8 +167,21 @@ abstract class PendingStatePart
         preserving(key);
         if (preservedFor(segment).putIfAbsent(key, value) == null)
         {
-            preservedBytes.addAndGet(preservedSize(key.length(), value));
+            final long size = preservedSize(key.length(), value);
+            preservedBytes.addAndGet(size);
+            preservedIn(segment, size);
         }
+    }
+
+    /**
+     * Task thread, in {@link #preserve} once a copy is stored: a hook for a part that counts some segments' copies
+     * apart. Does nothing here.
+     *
+     * @param segment the key's segment.
+     * @param bytes   the copy's estimated heap.
+     */
+    void preservedIn(final int segment, final long bytes)
+    {
     }
 
     /**

@@ -470,6 +470,46 @@ class ChronicleLocalRecoveryTest
             .as("a restored store starts its own round").isZero();
     }
 
+    /**
+     * A round's key that the front held at the checkpoint reverted to, written back to the map since (so the revert
+     * writes its checkpoint value into the map), after its key groups' slice of the front and before its segments'
+     * slice would have been read: the revert records the keys it rewrote as changed, so the next delta of the round
+     * has them, and the round, cut to its files, still holds every key.
+     */
+    @Test
+    void aKeyMovedFromTheFrontToTheMapByARevertIsInTheRoundThatGoesOn()
+    {
+        final ChronicleKeyedStateStore store = open(ChronicleStateConfig.defaults().withExpectedEntriesPerState(
+            20_000).withHotKeysPerState(4_096));
+        store.trackChanges();
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
+        for (long key = 0; key < 2_000; key++)
+        {
+            store.setCurrentKey(key);
+            counts.update(key + 1);
+        }
+        final List<byte[]> chain = new ArrayList<>();
+        chain.add(SnapshotContents.write(store.snapshot(1)));
+        // the first delta of a round of two: the first half of the front's key groups, the first half of the (empty)
+        // map's segments
+        chain.add(SnapshotContents.write(store.incrementalSnapshot(2, 1, 2)));
+        final byte[] atTwo = SnapshotContents.take(store, 3);
+        store.writeBackHotKeys();
+        final List<KeyedSnapshotReader> readers = new ArrayList<>();
+        for (final byte[] part : chain)
+        {
+            readers.add(SnapshotContents.reader(part));
+        }
+        assertThat(store.revertTo(2, List.of(KeyedSnapshotChain.merge(readers, ALL)))).isEqualTo(2_000);
+        final KeyedStateSnapshot roundEnd = store.incrementalSnapshot(4, 2, 2);
+        assertThat(roundEnd.filesHoldingEverything()).as("the round's second delta").isEqualTo(2);
+        final List<KeyedSnapshotReader> round = List.of(SnapshotContents.reader(chain.get(1)),
+            SnapshotContents.reader(SnapshotContents.write(roundEnd)));
+        assertThat(SnapshotContents.decode(KeyedSnapshotChain.mergeToBytes(round, ALL), CodecRegistry.withBuiltIns()))
+            .as("the round alone, its full snapshot dropped").isEqualTo(SnapshotContents.decode(atTwo,
+                CodecRegistry.withBuiltIns()));
+    }
+
     private ChronicleKeyedStateStore open(final ChronicleStateConfig config)
     {
         final ChronicleKeyedStateStore store = new ChronicleKeyedStateStore(config, CodecRegistry.withBuiltIns(),
