@@ -1,6 +1,7 @@
 package io.ringflow.engine.checkpoint;
 
 import io.ringflow.engine.api.CheckpointConfig;
+import io.ringflow.state.backend.KeyedStateStore;
 import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.StateHandle;
@@ -15,7 +16,7 @@ import java.util.List;
  * @param base              the newest checkpoint committed when this one was triggered, pinned against retention
  *                          until this one ends; null when there is none yet (every subtask then starts a chain).
  * @param slices            whether a delta also rewrites the next of {@code fullSnapshotEvery} slices of the state
- *                          where the store can ({@link io.ringflow.state.backend.KeyedStateStore#rewritesSlices}),
+ *                          where the store can ({@link KeyedStateStore#rewritesSlices}),
  *                          always or once its state is large ({@link CheckpointConfig.Slices}), cutting its chain to
  *                          a round once one is complete.
  * @param fullSnapshotEvery the longest chain allowed: a subtask whose chain in {@code base} already holds this many
@@ -40,14 +41,14 @@ public record KeyedSnapshotPlan(CheckpointMetadata base, int fullSnapshotEvery, 
      * @param store a subtask's keyed store at its barrier.
      * @return whether its delta of this checkpoint rewrites a slice of its state.
      */
-    public boolean slicesFor(final io.ringflow.state.backend.KeyedStateStore store)
+    public boolean slicesFor(final KeyedStateStore store)
     {
         return switch (slices)
         {
             case NEVER -> false;
             case ALWAYS -> store.rewritesSlices();
             case AUTO -> store.rewritesSlices() &&
-                store.entryCount() >= io.ringflow.state.backend.KeyedStateStore.SLICES_FROM_ENTRIES;
+                store.entryCount() >= KeyedStateStore.SLICES_FROM_ENTRIES;
         };
     }
 

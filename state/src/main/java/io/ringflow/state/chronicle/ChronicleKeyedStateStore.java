@@ -576,6 +576,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     @Override
     public KeyedStateSnapshot incrementalSnapshot(final long checkpointId, final long baseCheckpointId)
     {
+        return delta(checkpointId, baseCheckpointId, 0);
+    }
+
+    /** A delta against a base, rewriting the next of {@code slices} slices when that is positive. */
+    private KeyedStateSnapshot delta(final long checkpointId, final long baseCheckpointId, final int slices)
+    {
         checkOpen();
         if (!canSnapshotIncrementally(baseCheckpointId))
         {
@@ -585,7 +591,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 "changes are not tracked"));
         }
         forgetChangesUpTo(baseCheckpointId);
-        return takeSnapshot(checkpointId, baseCheckpointId, 0);
+        return takeSnapshot(checkpointId, baseCheckpointId, slices);
     }
 
     /**
@@ -605,13 +611,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
             throw new IllegalArgumentException("a round has at least one slice, not " + slices);
         }
-        checkOpen();
-        if (!canSnapshotIncrementally(baseCheckpointId))
-        {
-            return incrementalSnapshot(checkpointId, baseCheckpointId);
-        }
-        forgetChangesUpTo(baseCheckpointId);
-        return takeSnapshot(checkpointId, baseCheckpointId, slices);
+        return delta(checkpointId, baseCheckpointId, slices);
     }
 
     /** {@inheritDoc} Not while a declared state's hot-key front holds boxed entries (other key or value types). */
@@ -681,13 +681,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
                 // keys are the front's, rewritten by the front's slice of key groups (see PendingStateDelta)
                 final boolean allShadowed = state != null && map.size() == state.frontShadowedEntries();
                 final int segments = map.map() == null || allShadowed ? 0 : map.map().segments();
-                sliceFrom = (int)((long)slice * segments / slices);
-                sliceTo = (int)((long)(slice + 1) * segments / slices);
+                sliceFrom = sliceStart(slice, segments, slices);
+                sliceTo = sliceStart(slice + 1, segments, slices);
                 if (overlay != null)
                 {
-                    final int groups = keyGroups.size();
-                    overlay.rewriteKeyGroups(keyGroups.start() + (int)((long)slice * groups / slices),
-                        keyGroups.start() + (int)((long)(slice + 1) * groups / slices));
+                    overlay.rewriteKeyGroups(keyGroups.start() + sliceStart(slice, keyGroups.size(), slices),
+                        keyGroups.start() + sliceStart(slice + 1, keyGroups.size(), slices));
                 }
             }
             parts[i++] = delta ?
@@ -720,6 +719,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         }
         return new ChronicleKeyedStateSnapshot(checkpointId, maxParallelism, keyGroups, parts, delta,
             snapshotSpillAfterBytes, config.directory(), run >= slices && run > 0 ? slices : 0);
+    }
+
+    /** @return where slice {@code slice} of {@code slices} starts among {@code total} items (0 to {@code total}). */
+    private static int sliceStart(final int slice, final int total, final int slices)
+    {
+        return (int)((long)slice * total / slices);
     }
 
     /**

@@ -478,6 +478,18 @@ class ChronicleIncrementalSnapshotTest
         }
     }
 
+    /** @return readers of a chain's parts, by index into {@code written}, once each is written. */
+    private static List<KeyedSnapshotReader> openChain(final List<Integer> parts, final List<Future<byte[]>> written)
+        throws Exception
+    {
+        final List<KeyedSnapshotReader> chain = new ArrayList<>();
+        for (final int part : parts)
+        {
+            chain.add(KeyedSnapshotReader.open(written.get(part).get(60, TimeUnit.SECONDS), "snapshot-" + part));
+        }
+        return chain;
+    }
+
     private static List<KeyedSnapshotReader> readers(final List<byte[]> chain)
     {
         final List<KeyedSnapshotReader> readers = new ArrayList<>();
@@ -612,22 +624,13 @@ class ChronicleIncrementalSnapshotTest
             assertThat(chains.stream().mapToInt(List::size).max().orElse(0)).as("chains grow").isGreaterThan(2);
             for (int i = 0; i < written.size(); i++)
             {
-                final List<KeyedSnapshotReader> chain = new ArrayList<>();
-                for (final int part : chains.get(i))
-                {
-                    chain.add(KeyedSnapshotReader.open(written.get(part).get(60, TimeUnit.SECONDS), "snapshot-" +
-                        part));
-                }
+                final List<KeyedSnapshotReader> chain = openChain(chains.get(i), written);
                 final byte[] merged = KeyedSnapshotChain.mergeToBytes(chain, ALL);
                 assertThat(SnapshotContents.decode(merged, CodecRegistry.withBuiltIns()))
                     .as("seed %d chain %s", seed, chains.get(i)).isEqualTo(expected.get(i));
             }
             final int last = written.size() - 1;
-            final List<KeyedSnapshotReader> lastChain = new ArrayList<>();
-            for (final int part : chains.get(last))
-            {
-                lastChain.add(KeyedSnapshotReader.open(written.get(part).get(), "snapshot-" + part));
-            }
+            final List<KeyedSnapshotReader> lastChain = openChain(chains.get(last), written);
             for (final KeyedStateStore target : List.of(open(), new HeapKeyedStateStore()))
             {
                 target.restore(List.of(KeyedSnapshotChain.merge(lastChain, ALL)));
@@ -724,12 +727,7 @@ class ChronicleIncrementalSnapshotTest
             int deltasOnly = 0;
             for (int i = 0; i < written.size(); i++)
             {
-                final List<KeyedSnapshotReader> chain = new ArrayList<>();
-                for (final int part : chains.get(i))
-                {
-                    chain.add(KeyedSnapshotReader.open(written.get(part).get(60, TimeUnit.SECONDS), "snapshot-" +
-                        part));
-                }
+                final List<KeyedSnapshotReader> chain = openChain(chains.get(i), written);
                 deltasOnly += chain.get(0).isDelta() ? 1 : 0;
                 final byte[] merged = KeyedSnapshotChain.mergeToBytes(chain, ALL);
                 assertThat(SnapshotContents.decode(merged, CodecRegistry.withBuiltIns()))
@@ -737,11 +735,7 @@ class ChronicleIncrementalSnapshotTest
             }
             assertThat(deltasOnly).as("seed %d: chains of deltas only", seed).isGreaterThan(5);
             final int last = written.size() - 1;
-            final List<KeyedSnapshotReader> lastChain = new ArrayList<>();
-            for (final int part : chains.get(last))
-            {
-                lastChain.add(KeyedSnapshotReader.open(written.get(part).get(), "snapshot-" + part));
-            }
+            final List<KeyedSnapshotReader> lastChain = openChain(chains.get(last), written);
             final KeyedStateStore target = open();
             target.restore(List.of(KeyedSnapshotChain.merge(lastChain, ALL)));
             target.getValueState(new ValueStateDescriptor<>("counts", Long.class, 0L));
