@@ -34,6 +34,10 @@ final class RevertKeys
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
         ByteOrder.LITTLE_ENDIAN);
 
+    /** A key group's filter has eight bits for each slot of its table: 2^3, so a power of two bits too. */
+    private static final int FILTER_BITS_A_SLOT_LOG2 = 3;
+    private static final int FILTER_BITS_A_SLOT = 1 << FILTER_BITS_A_SLOT_LOG2;
+
     /** The largest array a JVM allocates. */
     private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
 
@@ -48,14 +52,15 @@ final class RevertKeys
     /** The keys' bytes, key group by key group; a key group's stretch has room for its keys with repeats. */
     private final byte[] keyBytes;
     /**
-     * One bit per (key group, hash) of every key (a Bloom filter with one hash function, about 16 bits a key): a
-     * clear bit means the key is not in the set, so the probe of a key the set does not hold, nearly every entry a
-     * revert's scan reads, is one read of a word of this array instead of a walk of about five slots of a table two
-     * thirds full (a third of a revert's time at 300,000 changed keys in 10 million, measured).
+     * A Bloom filter with one hash function in front of each key group's table, eight bits a slot (about 16 bits a
+     * key): a clear bit means the key is not in the set, so the probe of a key the set does not hold, nearly every
+     * entry a revert's scan reads, is one read of a word of this array instead of a walk of about five slots of a
+     * table two thirds full (a third of a revert's time at 300,000 changed keys in 10 million, measured). A key
+     * group's filter is its own stretch of bits, from eight times its first slot, so while a scan reads one key group
+     * its probes stay in that group's few kilobytes, like its table's; one filter over the whole set, with the group
+     * mixed into the bit, put a third of a revert's time in cache misses at 0.3-0.5 M changed keys (measured).
      */
     private final long[] filter;
-    /** {@code 64 - log2(bits of the filter)}: a mixed hash's top bits pick the bit. */
-    private final int filterShift;
     private int size;
 
     private RevertKeys(final int keyGroups, final int[] tableStart, final byte[] keyBytes)
@@ -63,11 +68,8 @@ final class RevertKeys
         this.keyGroups = keyGroups;
         this.tableStart = tableStart;
         final int slots = tableStart[keyGroups];
-        // a table has one to three slots a key: 16 filter bits a key is 8 bits a slot, at least 64
-        final int filterBitsLog2 = Math.min(31, Math.max(6, 64 - Long.numberOfLeadingZeros(Math.max(1L,
-            (long)slots * 8 - 1))));
-        this.filter = new long[1 << (filterBitsLog2 - 6)];
-        this.filterShift = 64 - filterBitsLog2;
+        // a table has one to three slots a key: 16 filter bits a key is FILTER_BITS_A_SLOT a slot
+        this.filter = new long[(int)(((long)slots * FILTER_BITS_A_SLOT + Long.SIZE - 1) / Long.SIZE)];
         this.offsets = new int[slots];
         this.lengths = new int[slots];
         this.hashes = new int[slots];
@@ -173,13 +175,9 @@ final class RevertKeys
             return -1;
         }
         final int hash = longHash(key);
-        if (!mayHold(keyGroup, hash))
-        {
-            return -1;
-        }
         final int start = tableStart[keyGroup];
         final int tableSize = tableStart[keyGroup + 1] - start;
-        if (tableSize == 0)
+        if (tableSize == 0 || !mayHold(start, tableSize, hash))
         {
             return -1;
         }
@@ -256,8 +254,8 @@ final class RevertKeys
         {
             slot = start + ((slot - start + 1) & mask);
         }
-        final int bit = filterBit(group, hash);
-        filter[bit >>> 6] |= 1L << bit;
+        final long bit = filterBit(start, mask + 1, hash);
+        filter[(int)(bit >>> 6)] |= 1L << bit;
         final int at = bytesNext[group];
         System.arraycopy(array, offset, keyBytes, at, length);
         bytesNext[group] = at + length;
@@ -267,28 +265,33 @@ final class RevertKeys
         size++;
     }
 
-    /** @return false when no key of {@code group} with {@code hash} is in the set; true when one may be. */
-    private boolean mayHold(final int group, final int hash)
+    /**
+     * @param start     the key group's first slot.
+     * @param tableSize its table's slots, a power of two, not 0.
+     * @return false when no key of the group with {@code hash} is in the set; true when one may be.
+     */
+    private boolean mayHold(final int start, final int tableSize, final int hash)
     {
-        final int bit = filterBit(group, hash);
-        return (filter[bit >>> 6] & 1L << bit) != 0;
+        final long bit = filterBit(start, tableSize, hash);
+        return (filter[(int)(bit >>> 6)] & 1L << bit) != 0;
     }
 
-    /** @return the filter's bit of a key: the top bits of its group and hash, mixed. */
-    private int filterBit(final int group, final int hash)
+    /**
+     * @return the filter's bit of a key of the key group whose table starts at {@code start}: within the group's
+     *     stretch of {@code tableSize * 8} bits, picked by the top bits of its hash, mixed.
+     */
+    private static long filterBit(final int start, final int tableSize, final int hash)
     {
-        return (int)((((long)group << 32 | hash & 0xFFFF_FFFFL) * 0x9E3779B97F4A7C15L) >>> filterShift);
+        final int bitsLog2 = Integer.numberOfTrailingZeros(tableSize) + FILTER_BITS_A_SLOT_LOG2;
+        return ((long)start << FILTER_BITS_A_SLOT_LOG2) +
+            ((hash & 0xFFFF_FFFFL) * 0x9E3779B97F4A7C15L >>> (64 - bitsLog2));
     }
 
     private int find(final int group, final byte[] key, final int offset, final int length, final int hash)
     {
-        if (!mayHold(group, hash))
-        {
-            return -1;
-        }
         final int start = tableStart[group];
         final int tableSize = tableStart[group + 1] - start;
-        if (tableSize == 0)
+        if (tableSize == 0 || !mayHold(start, tableSize, hash))
         {
             return -1;
         }
