@@ -308,6 +308,12 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         return keys.currentKey();
     }
 
+    /** @return whether the current key, set unboxed, was boxed since it was set: for tests of the unboxed paths. */
+    boolean currentKeyBoxed()
+    {
+        return keys.currentKeyBoxed();
+    }
+
     /** @return whether the current key was set unboxed: {@link #currentLongKey()} is it. Task thread. */
     boolean hasLongKey()
     {

@@ -45,7 +45,13 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      * clears a key, which forget it, or the key enters the front, which uses it up.
      */
     private Object probedKey;
-    /** Whether {@link #probedKey} had a map entry. */
+    /**
+     * Whether the probed key is {@link #probedLongKey}, a key set unboxed, rather than {@link #probedKey}: a front
+     * miss of such a key makes no key object. Forgotten with it ({@link #forgetProbe}).
+     */
+    private boolean probedUnboxed;
+    private long probedLongKey;
+    /** Whether the probed key had a map entry. */
     private boolean probedPresent;
     /**
      * The lookup of the current key a read of the map left open (its segment's update lock held), so the write that
@@ -99,13 +105,21 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
         if (front.holdsLongs() && store.hasLongKey())
         {
-            // the key set unboxed: no key object at all on a hit
-            final long held = front.getLong(store.currentLongKey());
+            // the key set unboxed: no key object, on a hit or a miss (a large state misses on most keys)
+            final long longKey = store.currentLongKey();
+            final long held = front.getLong(longKey);
             if (held != HotKeyFront.NO_LONG)
             {
                 front.access(true);
                 return (T)Long.valueOf(held);
             }
+            final T value = readCell(true);
+            probedKey = null;
+            probedUnboxed = true;
+            probedLongKey = longKey;
+            probedPresent = value != null;
+            front.access(false);
+            return value != null ? value : defaultValue;
         }
         final Object key = store.currentKey();
         if (front.holdsLongs() && key instanceof Long)
@@ -129,6 +143,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
         final T value = readCell(true);
         probedKey = key;
+        probedUnboxed = false;
         probedPresent = value != null;
         front.access(false);
         return value != null ? value : defaultValue;
@@ -154,11 +169,22 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         if (triedUnboxed)
         {
             final long longValue = ((Long)value).longValue();
-            if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value) &&
-                front.replaceLong(store.currentLongKey(), longValue))
+            if (longValue != HotKeyFront.NO_LONG && fitsWithEveryFrontKey(value))
             {
-                front.access(true);
-                return;
+                if (front.replaceLong(store.currentLongKey(), longValue))
+                {
+                    front.access(true);
+                    return;
+                }
+                if (!front.hasRoom())
+                {
+                    // not in the front, and no room to enter it: into the map, as updateOutsideFront does, with no
+                    // key object
+                    forgetProbe();
+                    writeCell(value);
+                    front.access(false);
+                    return;
+                }
             }
         }
         final Object key = store.currentKey();
@@ -192,7 +218,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
      */
     private void updateBypassingFront(final HotKeyFront front, final Object key, final T value)
     {
-        probedKey = null;
+        forgetProbe();
         final EncodedBytes storedKey = currentKey();
         final boolean wasShadowed = front.get(key) != null && containsStored(storedKey);
         writeCell(value);
@@ -213,7 +239,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         final boolean held = front.get(key) != null;
         if (!held && !front.hasRoom())
         {
-            probedKey = null;
+            forgetProbe();
             writeCell(value);
             front.access(false);
             return;
@@ -226,11 +252,24 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
         }
         else
         {
-            final boolean inChronicle = key.equals(probedKey) ? probedPresent : containsStored(storedKey);
-            probedKey = null;
+            final boolean inChronicle = probed(key) ? probedPresent : containsStored(storedKey);
+            forgetProbe();
             front.insert(key, value, keyLength, inChronicle);
         }
         front.access(held);
+    }
+
+    /** @return whether {@code key} is the key whose map entry {@link #value()} last looked up. */
+    private boolean probed(final Object key)
+    {
+        return probedUnboxed ? key instanceof Long && (Long)key == probedLongKey : key.equals(probedKey);
+    }
+
+    /** Forgets the key {@link #value()} last looked up in the map. */
+    private void forgetProbe()
+    {
+        probedKey = null;
+        probedUnboxed = false;
     }
 
     /**
@@ -271,7 +310,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
             removeStored(currentKey());
             return;
         }
-        probedKey = null;
+        forgetProbe();
         final EncodedBytes storedKey = currentKey();
         if (!front.remove(store.currentKey()))
         {
@@ -396,7 +435,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     {
         if (front != null)
         {
-            probedKey = null;
+            forgetProbe();
             front.writeBack();
         }
     }
@@ -432,7 +471,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     {
         if (front != null)
         {
-            probedKey = null;
+            forgetProbe();
             front.discard();
         }
     }
@@ -510,7 +549,7 @@ final class ChronicleValueState<T> extends ChronicleCellState<T> implements Valu
     @Override
     void forgetRememberedEntries()
     {
-        probedKey = null;
+        forgetProbe();
     }
 
     @Override

@@ -37,7 +37,8 @@ import java.util.Arrays;
  * delta's tombstone stays before the entries of its key that follow it). The spill file is deleted from its
  * directory as soon as it is open (so nothing is left behind by a crash) and closed by {@link #writeTo} or
  * {@link #close}. A written snapshot leaves up to {@link #KEPT_BUCKET_BYTES} of its buckets to the next on its thread
- * for the same number of key groups, so a flusher's deltas of similar sizes write into the same arrays. Thread contract:
+ * for the same number of key groups (a bucket smaller than the next one's share is replaced), so a flusher's deltas
+ * of similar sizes write into the same arrays. Thread contract:
  * one flusher.
  */
 final class KeyGroupBuckets implements AutoCloseable
@@ -45,17 +46,21 @@ final class KeyGroupBuckets implements AutoCloseable
     private static final int MAX_BUCKET = Integer.MAX_VALUE - 64;
     private static final LongRun[] NO_RUNS = new LongRun[0];
     /**
-     * Per thread, the bucket array of the last writeTo on it, for the next of its length, holding the buckets it kept
-     * ({@link #KEPT_BUCKET_BYTES}) and null for the others.
+     * Per thread, the bucket arrays of its last writeTos, at most one per length (a job's flusher serves subtasks of
+     * different key-group counts) and {@link #SPARE_ARRAYS} in all, each for the next snapshot of its length: each
+     * holds the buckets it kept (together at most {@link #KEPT_BUCKET_BYTES}) and null for the others.
      */
-    private static final ThreadLocal<CodecBuffer[]> SPARE_BUCKETS = new ThreadLocal<>();
+    private static final int SPARE_ARRAYS = 4;
+    private static final ThreadLocal<CodecBuffer[][]> SPARE_BUCKETS =
+        ThreadLocal.withInitial(() -> new CodecBuffer[SPARE_ARRAYS][]);
     /**
-     * How many bytes of buckets a thread keeps for its next snapshot: a sixty-fourth of the maximum heap, between
-     * 1 MiB and 64 MiB. A flusher writing the deltas of a large store otherwise grew every key group's bucket again
-     * at every checkpoint, by doubling: about 70 % of the bytes a job at 10 M keys allocated (measured).
+     * How many bytes of buckets a thread keeps for its next snapshots: a thirty-second of the maximum heap, between
+     * 1 MiB and 128 MiB. A flusher writing the deltas of a large store otherwise grew every key group's bucket again
+     * at every checkpoint, by doubling: about 70 % of the bytes a job at 10 M keys allocated (measured); there a
+     * delta and its slice fill about 60–80 MB of buckets, which a sixty-fourth of a 3 GB heap did not keep whole.
      */
-    static final long KEPT_BUCKET_BYTES = Math.max(1L << 20, Math.min(64L << 20,
-        Runtime.getRuntime().maxMemory() / 64));
+    static final long KEPT_BUCKET_BYTES = Math.max(1L << 20, Math.min(128L << 20,
+        Runtime.getRuntime().maxMemory() / 32));
     /**
      * The default {@code spillAfterBytes}: a sixteenth of the maximum heap, between 1 MiB and 256 MiB, so that a
      * snapshot larger than the heap is flushed through a spill file.
@@ -160,13 +165,61 @@ final class KeyGroupBuckets implements AutoCloseable
 
     private static CodecBuffer[] takeBuckets(final int length)
     {
-        final CodecBuffer[] spare = SPARE_BUCKETS.get();
-        if (spare != null && spare.length == length)
+        final CodecBuffer[][] spares = SPARE_BUCKETS.get();
+        for (int i = 0; i < spares.length; i++)
         {
-            SPARE_BUCKETS.set(null);
-            return spare;
+            final CodecBuffer[] spare = spares[i];
+            if (spare != null && spare.length == length)
+            {
+                spares[i] = null;
+                return spare;
+            }
         }
         return new CodecBuffer[length];
+    }
+
+    /**
+     * Keeps {@code buckets} for this thread's next snapshot of its length: the buckets that fit what the thread's
+     * other spare arrays leave of {@link #KEPT_BUCKET_BYTES}, the others dropped. Replaces a spare of the same length,
+     * else takes a free place, else the first place.
+     */
+    private static void giveBuckets(final CodecBuffer[] buckets)
+    {
+        final CodecBuffer[][] spares = SPARE_BUCKETS.get();
+        int place = -1;
+        for (int i = 0; i < spares.length; i++)
+        {
+            if (spares[i] == null ? place < 0 : spares[i].length == buckets.length)
+            {
+                place = i;
+            }
+        }
+        place = Math.max(0, place);
+        spares[place] = null;
+        long kept = 0;
+        for (final CodecBuffer[] spare : spares)
+        {
+            if (spare != null)
+            {
+                for (final CodecBuffer bucket : spare)
+                {
+                    kept += bucket == null ? 0 : bucket.capacity();
+                }
+            }
+        }
+        for (int slot = 0; slot < buckets.length; slot++)
+        {
+            final CodecBuffer bucket = buckets[slot];
+            if (bucket != null && kept + bucket.capacity() <= KEPT_BUCKET_BYTES)
+            {
+                kept += bucket.capacity();
+            }
+            else
+            {
+                buckets[slot] = null;
+            }
+        }
+        spares[place] = buckets;
     }
 
     /**
@@ -195,15 +248,16 @@ final class KeyGroupBuckets implements AutoCloseable
         }
         final int slot = keyGroup - range.start();
         CodecBuffer bucket = buckets[slot];
-        if (bucket == null)
+        final int start = limits[slot];
+        if (bucket == null || start == 0 && bucket.capacity() < initialBucketBytes)
         {
+            // none yet, or one kept by a smaller snapshot: a new one of this snapshot's share
             bucket = CodecBuffer.growable(initialBucketBytes);
             buckets[slot] = bucket;
             createdBuckets++;
         }
         final int keyLength = storedKeyLength - StoredKeyLayout.KEY_OFFSET;
         final int subKeyBytes = subKey == null ? 0 : subKeyLength;
-        final int start = limits[slot];
         if ((long)start + 16 + keyLength + subKeyBytes + Math.max(0, valueLength) > MAX_BUCKET)
         {
             throw new IllegalStateException("key group " + keyGroup + " holds more than 2 GiB of state, which a " +
@@ -411,7 +465,7 @@ final class KeyGroupBuckets implements AutoCloseable
             }
         }
         // every run is written: its arrays go back to this thread's pool for the next snapshot (RunArrays), and so
-        // do the buckets' own (every bucket reference was cleared above; nothing reads counts or limits any more)
+        // do the buckets' counts and limits (nothing reads them any more) and the buckets themselves (giveBuckets)
         for (final LongRun run : runs)
         {
             RunArrays.giveLongs(run.keys());
@@ -421,20 +475,7 @@ final class KeyGroupBuckets implements AutoCloseable
         runs = NO_RUNS;
         // the buckets up to KEPT_BUCKET_BYTES stay in the array, for the next snapshot on this thread to write over
         // (its counts and limits start at zero, so nothing of theirs is read again)
-        long kept = 0;
-        for (int slot = 0; slot < buckets.length; slot++)
-        {
-            final CodecBuffer bucket = buckets[slot];
-            if (bucket != null && kept + bucket.capacity() <= KEPT_BUCKET_BYTES)
-            {
-                kept += bucket.capacity();
-            }
-            else
-            {
-                buckets[slot] = null;
-            }
-        }
-        SPARE_BUCKETS.set(buckets);
+        giveBuckets(buckets);
         RunArrays.giveInts(counts);
         RunArrays.giveInts(limits);
         // written: a later use fails here rather than reach arrays another snapshot on this thread now has

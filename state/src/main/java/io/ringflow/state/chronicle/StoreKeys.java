@@ -2,6 +2,7 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
 import io.ringflow.state.codec.CodecRegistry;
+import io.ringflow.state.codec.LongCodec;
 
 /**
  * One store's keys: the current key (set boxed or unboxed, encoded in {@link StoredKeyLayout} once, at the first state
@@ -77,6 +78,12 @@ final class StoreKeys
         return currentKey;
     }
 
+    /** @return whether the current key, set unboxed, was boxed since (for tests: the unboxed paths box nothing). */
+    boolean currentKeyBoxed()
+    {
+        return longKey && currentKey != null;
+    }
+
     /** @return whether the current key was set unboxed: {@link #currentLongKey()} is it. */
     boolean hasLongKey()
     {
@@ -113,6 +120,19 @@ final class StoreKeys
     {
         if (!currentKeyEncoded)
         {
+            if (longKey && currentKey == null && currentKeyGroup >= 0 && keyClass == Long.class &&
+                keyCodec == (Codec<?>)LongCodec.INSTANCE && maxEntrySize >= Long.BYTES)
+            {
+                // a Long set unboxed, of the built-in codec: its bytes as LongCodec writes them, with no key object
+                // (a state that misses its hot-key front, at a large state nearly every record, reads and writes
+                // the map by this key)
+                currentKeyBytes.ensureCapacity(StoredKeyLayout.KEY_OFFSET + Long.BYTES);
+                currentKeyBytes.buffer().putLong(StoredKeyLayout.KEY_OFFSET, currentLongKey);
+                StoredKeyLayout.putKeyGroup(currentKeyBytes.buffer(), currentKeyGroup);
+                currentKeyBytes.length(StoredKeyLayout.KEY_OFFSET + Long.BYTES);
+                currentKeyEncoded = true;
+                return currentKeyBytes;
+            }
             final Object key = currentKey();
             if (key == null)
             {

@@ -2,6 +2,8 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.CodecRegistry;
 import io.ringflow.state.keyed.KeyGroupRange;
+import io.ringflow.state.keyed.KeyGroups;
+import io.ringflow.state.keyed.LongValueState;
 import io.ringflow.state.keyed.MapState;
 import io.ringflow.state.keyed.MapStateDescriptor;
 import io.ringflow.state.keyed.SnapshotContents;
@@ -321,6 +323,55 @@ class HotKeyFrontTest
         assertEveryKey(store, counts, model, 30);
         assertThat(SnapshotContents.decode(SnapshotContents.take(store, 1), CodecRegistry.withBuiltIns()))
             .isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+    }
+
+    @Test
+    void aMissOfAFullFrontByAKeySetUnboxedMakesNoKeyObjectAndAMapReadIsRememberedForThatKeyAlone()
+    {
+        final ChronicleKeyedStateStore store = open(2);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final LongValueState countView = store.getLongValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final ChronicleValueState<Long> state = (ChronicleValueState<Long>)counts;
+        final Map<Object, Object> model = new HashMap<>();
+        // keys past Long's cache of small values, so that a box would be a new object
+        unboxed(store, 1_001L);
+        counts.update(1L);
+        unboxed(store, 1_002L);
+        counts.update(2L);
+        // the front is full: a key set unboxed that misses it is read from and written to the map, never boxed
+        unboxed(store, 1_003L);
+        assertThat(counts.value()).isNull();
+        counts.update(3L);
+        assertThat(store.currentKeyBoxed()).as("the key of a read and a write of the map").isFalse();
+        unboxed(store, 1_005L);
+        assertThat(countView.add(500L)).isEqualTo(500L);
+        assertThat(countView.add(500L)).isEqualTo(1_000L);
+        assertThat(store.currentKeyBoxed()).as("the key of the unboxed view's adds").isFalse();
+        model.putAll(Map.of(1_001L, 1L, 1_002L, 2L, 1_003L, 3L, 1_005L, 1_000L));
+        assertThat(state.map().size()).isEqualTo(2);
+        assertThat(store.entryCount()).isEqualTo(4);
+
+        // room in the front again; key 1,004 read (absent from the map), then key 1,003 (in the map) written without
+        // a read: the read of 1,004 says nothing about 1,003, so 1,003 enters the front shadowing its map entry,
+        // counted once
+        unboxed(store, 1_001L);
+        counts.clear();
+        model.remove(1_001L);
+        unboxed(store, 1_004L);
+        assertThat(counts.value()).isNull();
+        unboxed(store, 1_003L);
+        counts.update(30L);
+        model.put(1_003L, 30L);
+        assertThat(state.front().shadowed()).isEqualTo(1);
+        assertThat(store.entryCount()).isEqualTo(model.size());
+        assertEveryKey(store, counts, model, 1_010);
+        assertThat(SnapshotContents.decode(SnapshotContents.take(store, 1), CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+    }
+
+    private static void unboxed(final ChronicleKeyedStateStore store, final long key)
+    {
+        store.setCurrentKey(key, KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
     }
 
     @Test

@@ -47,7 +47,9 @@ class KeyGroupBucketsTest
     void snapshotsOnOneThreadWriteOverTheBucketsTheLastKeptAndReadBackExactlyTheirOwnEntries() throws IOException
     {
         final SplittableRandom random = new SplittableRandom(0x5EED_B0C7L);
-        final BitSet usedBefore = new BitSet();
+        // per key group, the most entries of a round that used it: its kept bucket is at least that round's share
+        final int[] largestRoundUsing = new int[RANGE.end() + 1];
+        Arrays.fill(largestRoundUsing, -1);
         int roundsWithoutNewBuckets = 0;
         for (int round = 0; round < 40; round++)
         {
@@ -77,25 +79,55 @@ class KeyGroupBucketsTest
                 added.add(new Entry(keyGroup, state, key, userKey == null ? null : hex(userKey, 0, userKey.length),
                     hex(value, 0, value.length)));
             }
-            final boolean everyGroupUsedBefore = used.stream().allMatch(usedBefore::get);
+            // a bucket kept from a smaller round is replaced by one of this round's share
+            final boolean everyGroupUsedBefore = used.stream().allMatch(group -> largestRoundUsing[group] >= entries);
             final int created = buckets.createdBuckets();
 
-            assertThat(readBack(buckets)).as("round %d", round).isEqualTo(groupedInOrder(added));
+            assertThat(readBack(buckets, RANGE)).as("round %d", round).isEqualTo(groupedInOrder(added));
             if (everyGroupUsedBefore && round > 0)
             {
                 // the rounds' buckets together stay far below KEPT_BUCKET_BYTES, so every one is kept
                 assertThat(created).as("buckets created in round %d", round).isZero();
                 roundsWithoutNewBuckets++;
             }
-            usedBefore.or(used);
+            used.stream().forEach(group -> largestRoundUsing[group] = Math.max(largestRoundUsing[group], entries));
         }
         assertThat(roundsWithoutNewBuckets).as("rounds that reused every bucket").isGreaterThan(10);
     }
 
-    private static List<Entry> readBack(final KeyGroupBuckets buckets) throws IOException
+    @Test
+    void snapshotsOfStoresOfDifferentKeyGroupCountsOnOneThreadEachWriteOverTheirOwnKeptBuckets() throws IOException
+    {
+        final KeyGroupRange other = new KeyGroupRange(100, 109);
+        final SplittableRandom random = new SplittableRandom(7);
+        for (int round = 0; round < 4; round++)
+        {
+            for (final KeyGroupRange range : List.of(RANGE, other))
+            {
+                final KeyGroupBuckets buckets = new KeyGroupBuckets(range, 100, Long.MAX_VALUE, spillDirectory);
+                final List<Entry> added = new ArrayList<>();
+                for (int group = range.start(); group <= range.end(); group++)
+                {
+                    final byte[] storedKey = bytes(random, StoredKeyLayout.KEY_OFFSET + 8);
+                    final byte[] value = bytes(random, 8);
+                    buckets.add(group, 0, storedKey, storedKey.length, null, 0, 0, value, 0, value.length);
+                    added.add(new Entry(group, 0, hex(storedKey, StoredKeyLayout.KEY_OFFSET, storedKey.length), null,
+                        hex(value, 0, value.length)));
+                }
+                if (round > 0)
+                {
+                    // the first round's may come from another test on this thread
+                    assertThat(buckets.createdBuckets()).as("round %d, %s", round, range).isZero();
+                }
+                assertThat(readBack(buckets, range)).isEqualTo(added);
+            }
+        }
+    }
+
+    private static List<Entry> readBack(final KeyGroupBuckets buckets, final KeyGroupRange range) throws IOException
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, 128, RANGE, STATES, true);
+        final KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, 128, range, STATES, true);
         buckets.writeTo(writer);
         writer.finish();
         final List<Entry> read = new ArrayList<>();
