@@ -369,6 +369,42 @@ class HotKeyFrontTest
             .isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
     }
 
+    @Test
+    void aKeyWrittenToTheMapPastAFullFrontIsNotTakenForAbsentWhenATurnoverThenLetsItIn()
+    {
+        final ChronicleKeyedStateStore store = open(2);
+        final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
+        final HotKeyFront front = ((ChronicleValueState<Long>)counts).front();
+        final Map<Object, Object> model = new HashMap<>();
+        unboxed(store, 1_001L);
+        counts.update(1L);
+        unboxed(store, 1_002L);
+        counts.update(2L);
+        model.putAll(Map.of(1_001L, 1L, 1_002L, 2L));
+        // new keys, each read (absent) then written past the full front, until a window of misses ends at a write and
+        // turns the front over: that write's key was read as absent, and is in the map now
+        long key = 100_000L;
+        while (front.turnovers() == 0)
+        {
+            key++;
+            unboxed(store, key);
+            assertThat(counts.value()).isNull();
+            counts.update(key);
+            model.put(key, key);
+        }
+        assertThat(front.size()).as("emptied by the turnover at the last write").isZero();
+
+        // the same key written again, without a read: it enters the front, shadowing its map entry
+        unboxed(store, key);
+        counts.update(-key);
+        model.put(key, -key);
+
+        assertThat(front.shadowed()).isEqualTo(1);
+        assertThat(store.entryCount()).isEqualTo(model.size());
+        assertThat(SnapshotContents.decode(SnapshotContents.take(store, 1), CodecRegistry.withBuiltIns()))
+            .isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+    }
+
     private static void unboxed(final ChronicleKeyedStateStore store, final long key)
     {
         store.setCurrentKey(key, KeyGroups.keyGroupOf(key, MAX_PARALLELISM));
