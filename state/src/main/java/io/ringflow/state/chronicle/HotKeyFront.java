@@ -1,6 +1,7 @@
 package io.ringflow.state.chronicle;
 
 import io.ringflow.state.codec.Codec;
+import io.ringflow.state.codec.LongCodec;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.Object2LongHashMap;
@@ -691,8 +692,8 @@ final class HotKeyFront
      */
     boolean canRewriteSlice(final Codec<Object> keyCodec)
     {
-        return size() == 0 || longLongs != null && keyCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE &&
-            valueCodec == (Codec<?>)io.ringflow.state.codec.LongCodec.INSTANCE;
+        return size() == 0 || longLongs != null && keyCodec == (Codec<?>)LongCodec.INSTANCE &&
+            valueCodec == (Codec<?>)LongCodec.INSTANCE;
     }
 
     /** @return the keys held, at most {@link #capacity()}. */

@@ -4,12 +4,11 @@ import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
-import net.openhft.chronicle.map.MapSegmentContext;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One state's part of one pending delta snapshot (an incremental checkpoint): the keys that changed since the base
@@ -99,8 +98,7 @@ final class PendingStateDelta extends PendingStatePart
      */
     private final ConcurrentHashMap<PreservedKey, byte[]> preservedInSlice = new ConcurrentHashMap<>();
     /** The heap {@link #preservedInSlice} holds, estimated: what {@link #preservesMoreThan} bounds. */
-    private final java.util.concurrent.atomic.AtomicLong preservedInSliceBytes =
-        new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong preservedInSliceBytes = new AtomicLong();
 
     /**
      * @param state       the state.
@@ -266,7 +264,9 @@ final class PendingStateDelta extends PendingStatePart
         final EncodedBytes value = new EncodedBytes(256);
         final PreservedKey probe = new PreservedKey();
         final ChangedKeysBySegment bySegment = ChangedKeysBySegment.of(map, changed, key);
-        final SliceVisitor slice = sliceTo > sliceFrom ? new SliceVisitor(stateIndex, into, front, frontKeys) : null;
+        // a changed key of a slice segment gets no entry in the scan but its tombstone: an unchanged key's entries in
+        // the chain are the scan's
+        final SegmentScan slice = sliceTo > sliceFrom ? new SegmentScan(stateIndex, into, front, frontKeys) : null;
         for (int segment = 0; segment < bySegment.segments(); segment++)
         {
             final int end = bySegment.end(segment);
@@ -286,12 +286,7 @@ final class PendingStateDelta extends PendingStatePart
                         into.addTombstone(probe.keyGroup(), stateIndex, key.array(), key.length());
                     }
                 }
-                slice.segment = segment;
-                slice.firstEntry = true;
-                try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> context = map.segmentContext(segment))
-                {
-                    context.forEachSegmentEntry(slice);
-                }
+                slice.read(map, segment);
                 observer.segmentRead(stateIndex, segment);
                 continue;
             }
@@ -353,67 +348,25 @@ final class PendingStateDelta extends PendingStatePart
         }
     }
 
-    /**
-     * Reads one segment of the rewritten slice, under its update lock (held by Chronicle Map for the whole visit), as
-     * a full snapshot does: at its first entry the watermark passes the segment; each live entry is emitted with the
-     * value preserved for it, if any (removed), else its live value; entries the front holds are left to the front's
-     * run or slice.
-     */
-    private final class SliceVisitor implements Consumer<MapEntry<EncodedBytes, EncodedBytes>>
+    /** Only segments of the rewritten slice are scanned. */
+    @Override
+    void segmentEntered(final int segment)
     {
-        private final int stateIndex;
-        private final KeyGroupBuckets into;
-        private final Map<PreservedKey, byte[]> front;
-        /** Every key of a front of {@code Long} counters at the barrier; or null. */
-        private final LongKeyFilter frontKeys;
-        private final EncodedBytes key = new EncodedBytes(64);
-        private final EncodedBytes value = new EncodedBytes(256);
-        private final PreservedKey probe = new PreservedKey();
-        int segment;
-        boolean firstEntry;
+        readSegments = segment + 1;
+    }
 
-        SliceVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front,
-            final LongKeyFilter frontKeys)
+    /** Only segments of the rewritten slice are scanned: their preserved values are in {@link #preservedInSlice}. */
+    @Override
+    byte[] takePreserved(final PreservedKey key, final int keyLength)
+    {
+        final byte[] atBarrier = preservedInSlice.isEmpty() ? null : preservedInSlice.remove(key);
+        if (atBarrier != null)
         {
-            this.stateIndex = stateIndex;
-            this.into = into;
-            this.front = front;
-            this.frontKeys = frontKeys;
+            final long size = preservedSize(keyLength, atBarrier);
+            preservedBytes.addAndGet(-size);
+            preservedInSliceBytes.addAndGet(-size);
         }
-
-        @Override
-        public void accept(final MapEntry<EncodedBytes, EncodedBytes> entry)
-        {
-            if (firstEntry)
-            {
-                firstEntry = false;
-                // under this segment's lock: a task write to it from now on sees it read
-                readSegments = segment + 1;
-            }
-            entry.key().getUsing(key);
-            probe.wrap(key);
-            final byte[] atBarrier = preservedInSlice.isEmpty() ? null : preservedInSlice.remove(probe);
-            if (atBarrier != null)
-            {
-                final long size = preservedSize(key.length(), atBarrier);
-                preservedBytes.addAndGet(-size);
-                preservedInSliceBytes.addAndGet(-size);
-            }
-            if (atBarrier == ABSENT || inFront(front, frontKeys, key.array(), key.length(), probe))
-            {
-                return;
-            }
-            // no tombstone: a changed key has one already, and an unchanged key's entries in the chain are these
-            if (atBarrier == null)
-            {
-                entry.value().getUsing(value);
-                emit(into, stateIndex, probe.keyGroup(), key.array(), key.length(), value.array(), value.length());
-            }
-            else
-            {
-                emit(into, stateIndex, probe.keyGroup(), key.array(), key.length(), atBarrier, atBarrier.length);
-            }
-        }
+        return atBarrier;
     }
 
     /**

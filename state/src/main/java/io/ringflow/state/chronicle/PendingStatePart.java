@@ -3,10 +3,14 @@ package io.ringflow.state.chronicle;
 import io.ringflow.state.keyed.StateKind;
 import io.ringflow.state.snapshot.StateMeta;
 import io.ringflow.state.snapshot.TtlValues;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.MapSegmentContext;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * One state's part of one pending snapshot, full ({@link PendingStateSnapshot}) or delta ({@link PendingStateDelta}):
@@ -357,6 +361,92 @@ abstract class PendingStatePart
         final byte[] key, final int length, final PreservedKey probe)
     {
         return frontKeys != null ? frontKeys.containsStored(key, length) : front.containsKey(probe);
+    }
+
+    /**
+     * Flusher thread, under {@code segment}'s update lock, at the first entry a {@link SegmentScan} reads there: from
+     * now on a task write to the segment sees it read, and preserves nothing of it for this snapshot.
+     */
+    abstract void segmentEntered(int segment);
+
+    /**
+     * Flusher thread, under the key's segment lock, for a {@link SegmentScan}.
+     *
+     * @param key       a live entry's key.
+     * @param keyLength its length.
+     * @return the value preserved for the key as of the barrier ({@link #ABSENT}: inserted since), removed and no
+     *     longer counted; null when none was preserved (its live value is its barrier value).
+     */
+    abstract byte[] takePreserved(PreservedKey key, int keyLength);
+
+    /**
+     * Reads segments' entries as a full snapshot reads them, each segment under its update lock (held by Chronicle
+     * Map for the whole visit): at a segment's first entry it is marked read ({@link #segmentEntered}); each live
+     * entry is emitted with the value preserved for it at the barrier ({@link #takePreserved}), else its live value;
+     * an entry inserted since the barrier or held by the front is left out (a front value is newer than the map's,
+     * live or preserved, and is emitted with the front). Flusher thread.
+     */
+    final class SegmentScan implements Consumer<MapEntry<EncodedBytes, EncodedBytes>>
+    {
+        private final int stateIndex;
+        private final KeyGroupBuckets into;
+        private final Map<PreservedKey, byte[]> front;
+        private final LongKeyFilter frontKeys;
+        private final EncodedBytes key = new EncodedBytes(64);
+        private final EncodedBytes value = new EncodedBytes(256);
+        private final PreservedKey probe = new PreservedKey();
+        private int segment;
+        private boolean firstEntry;
+
+        /**
+         * @param front     the encoded overlay, when {@code frontKeys} is null.
+         * @param frontKeys the keys of an overlay of {@code Long} counters, or null.
+         */
+        SegmentScan(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front,
+            final LongKeyFilter frontKeys)
+        {
+            this.stateIndex = stateIndex;
+            this.into = into;
+            this.front = front;
+            this.frontKeys = frontKeys;
+        }
+
+        /** Reads every entry of {@code segment} of {@code map}. */
+        void read(final ChronicleMap<EncodedBytes, EncodedBytes> map, final int segment)
+        {
+            this.segment = segment;
+            firstEntry = true;
+            try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> context = map.segmentContext(segment))
+            {
+                context.forEachSegmentEntry(this);
+            }
+        }
+
+        @Override
+        public void accept(final MapEntry<EncodedBytes, EncodedBytes> entry)
+        {
+            if (firstEntry)
+            {
+                firstEntry = false;
+                segmentEntered(segment);
+            }
+            entry.key().getUsing(key);
+            final byte[] atBarrier = takePreserved(probe.wrap(key), key.length());
+            if (atBarrier == ABSENT || inFront(front, frontKeys, key.array(), key.length(), probe))
+            {
+                return;
+            }
+            final int keyGroup = StoredKeyLayout.keyGroup(key.array());
+            if (atBarrier == null)
+            {
+                entry.value().getUsing(value);
+                emit(into, stateIndex, keyGroup, key.array(), key.length(), value.array(), value.length());
+            }
+            else
+            {
+                emit(into, stateIndex, keyGroup, key.array(), key.length(), atBarrier, atBarrier.length);
+            }
+        }
     }
 
     /** Stops preservation and drops what was preserved. Idempotent; any thread. */

@@ -2,13 +2,10 @@ package io.ringflow.state.chronicle;
 
 import io.ringflow.state.snapshot.StateMeta;
 import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.MapEntry;
-import net.openhft.chronicle.map.MapSegmentContext;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * One state's part of one pending full snapshot: the values the task thread preserved before changing them, and how
@@ -146,17 +143,6 @@ final class PendingStateSnapshot extends PendingStatePart
         return (hash * 0x9E3779B9) >>> (Integer.SIZE - filterBitsLog2);
     }
 
-    private void visitSegment(final ChronicleMap<EncodedBytes, EncodedBytes> map, final SegmentVisitor visitor,
-        final int stateIndex, final SegmentObserver observer, final int segment)
-    {
-        visitor.segment = segment;
-        visitor.firstEntry = true;
-        try (MapSegmentContext<EncodedBytes, EncodedBytes, ?> context = map.segmentContext(segment))
-        {
-            context.forEachSegmentEntry(visitor);
-        }
-        observer.segmentRead(stateIndex, segment);
-    }
 
     /**
      * Task thread, holding {@code segment}'s update lock.
@@ -213,12 +199,14 @@ final class PendingStateSnapshot extends PendingStatePart
             final Map<PreservedKey, byte[]> front = frontRun == null ? encodedOverlay() : Map.of();
             // segments were occupied at the barrier, so the map existed then
             final ChronicleMap<EncodedBytes, EncodedBytes> map = mapAtBarrier;
-            final SegmentVisitor visitor = new SegmentVisitor(stateIndex, into, front, frontKeys);
+            final SegmentScan scan = new SegmentScan(stateIndex, into, front, frontKeys);
             for (int word = 0; word < occupied.length; word++)
             {
                 for (long bits = occupied[word]; bits != 0; bits &= bits - 1)
                 {
-                    visitSegment(map, visitor, stateIndex, observer, word << 6 | Long.numberOfTrailingZeros(bits));
+                    final int segment = word << 6 | Long.numberOfTrailingZeros(bits);
+                    scan.read(map, segment);
+                    observer.segmentRead(stateIndex, segment);
                 }
             }
             readSegments = Integer.MAX_VALUE;
@@ -294,58 +282,20 @@ final class PendingStateSnapshot extends PendingStatePart
         return isCollecting() && readSegments != Integer.MAX_VALUE && preservedBytes.get() > bytes;
     }
 
-    /** Reads one segment's entries, under its update lock (held by Chronicle Map for the whole visit). */
-    private final class SegmentVisitor implements Consumer<MapEntry<EncodedBytes, EncodedBytes>>
+    @Override
+    void segmentEntered(final int segment)
     {
-        private final int stateIndex;
-        private final KeyGroupBuckets into;
-        private final EncodedBytes key = new EncodedBytes(64);
-        private final EncodedBytes value = new EncodedBytes(256);
-        private final PreservedKey probe = new PreservedKey();
-        private final Map<PreservedKey, byte[]> front;
-        private final LongKeyFilter frontKeys;
-        int segment;
-        boolean firstEntry;
+        readSegments = segment + 1;
+    }
 
-        SegmentVisitor(final int stateIndex, final KeyGroupBuckets into, final Map<PreservedKey, byte[]> front,
-            final LongKeyFilter frontKeys)
+    @Override
+    byte[] takePreserved(final PreservedKey key, final int keyLength)
+    {
+        final byte[] atBarrier = mayHavePreserved(key) ? preserved.remove(key) : null;
+        if (atBarrier != null)
         {
-            this.stateIndex = stateIndex;
-            this.into = into;
-            this.front = front;
-            this.frontKeys = frontKeys;
+            preservedBytes.addAndGet(-preservedSize(keyLength, atBarrier));
         }
-
-        @Override
-        public void accept(final MapEntry<EncodedBytes, EncodedBytes> entry)
-        {
-            if (firstEntry)
-            {
-                firstEntry = false;
-                // under this segment's lock: a task write to this segment from now on sees the segment as read
-                readSegments = segment + 1;
-            }
-            entry.key().getUsing(key);
-            final byte[] atBarrier = mayHavePreserved(probe.wrap(key)) ? preserved.remove(probe) : null;
-            if (atBarrier != null)
-            {
-                preservedBytes.addAndGet(-preservedSize(key.length(), atBarrier));
-            }
-            if (inFront(front, frontKeys, key.array(), key.length(), probe))
-            {
-                // a hot key: its front value is newer than the map's, live or preserved, and is emitted at the end
-                return;
-            }
-            final int keyGroup = StoredKeyLayout.keyGroup(key.array());
-            if (atBarrier == null)
-            {
-                entry.value().getUsing(value);
-                emit(into, stateIndex, keyGroup, key.array(), key.length(), value.array(), value.length());
-            }
-            else if (atBarrier != ABSENT)
-            {
-                emit(into, stateIndex, keyGroup, key.array(), key.length(), atBarrier, atBarrier.length);
-            }
-        }
+        return atBarrier;
     }
 }

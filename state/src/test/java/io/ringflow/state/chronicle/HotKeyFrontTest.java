@@ -334,10 +334,7 @@ class HotKeyFrontTest
         final ChronicleValueState<Long> state = (ChronicleValueState<Long>)counts;
         final Map<Object, Object> model = new HashMap<>();
         // keys past Long's cache of small values, so that a box would be a new object
-        unboxed(store, 1_001L);
-        counts.update(1L);
-        unboxed(store, 1_002L);
-        counts.update(2L);
+        fillFrontOfTwo(store, counts, model);
         // the front is full: a key set unboxed that misses it is read from and written to the map, never boxed
         unboxed(store, 1_003L);
         assertThat(counts.value()).isNull();
@@ -376,11 +373,7 @@ class HotKeyFrontTest
         final ValueState<Long> counts = store.getValueState(new ValueStateDescriptor<>("counts", Long.class));
         final HotKeyFront front = ((ChronicleValueState<Long>)counts).front();
         final Map<Object, Object> model = new HashMap<>();
-        unboxed(store, 1_001L);
-        counts.update(1L);
-        unboxed(store, 1_002L);
-        counts.update(2L);
-        model.putAll(Map.of(1_001L, 1L, 1_002L, 2L));
+        fillFrontOfTwo(store, counts, model);
         // new keys, each read (absent) then written past the full front, until a window of misses ends at a write and
         // turns the front over: that write's key was read as absent, and is in the map now
         long key = 100_000L;
@@ -403,6 +396,17 @@ class HotKeyFrontTest
         assertThat(store.entryCount()).isEqualTo(model.size());
         assertThat(SnapshotContents.decode(SnapshotContents.take(store, 1), CodecRegistry.withBuiltIns()))
             .isEqualTo(SnapshotContents.expected(Map.of("counts", model)));
+    }
+
+    /** Fills a front of two with keys 1,001 and 1,002 (values 1 and 2), set unboxed, and puts them in the model. */
+    private static void fillFrontOfTwo(final ChronicleKeyedStateStore store, final ValueState<Long> counts,
+        final Map<Object, Object> model)
+    {
+        unboxed(store, 1_001L);
+        counts.update(1L);
+        unboxed(store, 1_002L);
+        counts.update(2L);
+        model.putAll(Map.of(1_001L, 1L, 1_002L, 2L));
     }
 
     private static void unboxed(final ChronicleKeyedStateStore store, final long key)
