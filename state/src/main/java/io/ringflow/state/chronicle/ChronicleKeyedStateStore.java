@@ -205,6 +205,14 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     /** Every map, declared or only restored, in creation order. */
     private final Map<String, StateMap> maps = new LinkedHashMap<>();
     private final Map<String, ChronicleState> declared = new LinkedHashMap<>();
+    /**
+     * {@link #maps} as an array, with each map's declared state at the same index (null while only restored), and
+     * {@link #declared} as an array: what the barrier walks, without an iterator or a lookup by name. Rebuilt by
+     * {@link #statesChanged} whenever either map changes. Task thread.
+     */
+    private StateMap[] mapArray = new StateMap[0];
+    private ChronicleState[] stateOfMap = new ChronicleState[0];
+    private ChronicleState[] declaredArray = new ChronicleState[0];
     /** The current key and the store's key type and codec. */
     private final StoreKeys keys;
     /** Change tracking and possible bases of deltas. */
@@ -411,6 +419,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             if (created)
             {
                 maps.remove(descriptor.name());
+                statesChanged();
                 map.close();
             }
             throw ex;
@@ -420,6 +429,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             map.markMapValues();
         }
         declared.put(descriptor.name(), state);
+        statesChanged();
         if (state instanceof ChronicleValueState<?> value && value.front() != null)
         {
             fronts = Arrays.copyOf(fronts, fronts.length + 1);
@@ -651,14 +661,15 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         final boolean delta = baseCheckpointId >= 0;
         final long run = delta && slices > 0 && rewritesSlices() ? bases.sliceRun(baseCheckpointId) + 1 : 0;
         final int slice = run > 0 ? (int)((run - 1) % slices) : 0;
-        final PendingStatePart[] parts = new PendingStatePart[maps.size()];
+        final StateMap[] stateMaps = mapArray;
+        final PendingStatePart[] parts = new PendingStatePart[stateMaps.length];
         int i = 0;
         FrontOverlay unclaimed = null;
         try
         {
-        for (final StateMap map : maps.values())
+        for (final StateMap map : stateMaps)
         {
-            final ChronicleState state = declared.get(map.name());
+            final ChronicleState state = stateOfMap[i];
             if (state == null)
             {
                 // restored counters not declared (yet): into the map, where a snapshot of an undeclared state reads
@@ -868,11 +879,11 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
     {
         releaseHeld();
         long count = 0;
-        for (final StateMap map : maps.values())
+        for (final StateMap map : mapArray)
         {
             count += map.entryCount();
         }
-        for (final ChronicleState state : declared.values())
+        for (final ChronicleState state : declaredArray)
         {
             count += state.frontOnlyEntries();
         }
@@ -1084,7 +1095,22 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
             state.limitPreservedBytes(preservedBytesLimit);
         }
         maps.put(name, state);
+        statesChanged();
         return state;
+    }
+
+    /**
+     * Rebuilds {@link #mapArray}, {@link #stateOfMap} and {@link #declaredArray} after a map or a state came or went.
+     */
+    private void statesChanged()
+    {
+        mapArray = maps.values().toArray(new StateMap[0]);
+        stateOfMap = new ChronicleState[mapArray.length];
+        for (int i = 0; i < mapArray.length; i++)
+        {
+            stateOfMap[i] = declared.get(mapArray[i].name());
+        }
+        declaredArray = declared.values().toArray(new ChronicleState[0]);
     }
 
     /**

@@ -30,6 +30,13 @@ abstract class ChronicleState implements State
     /** Bytes of the time-to-live prefix of each value: 0 or {@link TtlValues#PREFIX_LENGTH}. */
     final int prefix;
     final int maxEntrySize;
+    /**
+     * What {@link #meta} last built, and the key type and codec it was built for (compared by identity); null until
+     * the first barrier and after a {@link #rebind}.
+     */
+    private StateMeta meta;
+    private Class<?> metaKeyClass;
+    private Codec<?> metaKeyCodec;
 
     ChronicleState(
         final ChronicleKeyedStateStore store, final StateMap map, final StateDescriptor descriptor,
@@ -75,7 +82,17 @@ abstract class ChronicleState implements State
      */
     final StateMeta meta(final Class<?> keyClass, final Codec<?> keyCodec)
     {
-        return StateCompatibility.meta(descriptor, ttl, keyClass, keyCodec, valueCodec, userKeyCodec());
+        // the same at every barrier once the store has seen a key: built again only when an input changed (the first
+        // key, a rebind), so the synchronous part does not describe the state anew each time
+        StateMeta known = meta;
+        if (known == null || keyClass != metaKeyClass || keyCodec != metaKeyCodec)
+        {
+            known = StateCompatibility.meta(descriptor, ttl, keyClass, keyCodec, valueCodec, userKeyCodec());
+            meta = known;
+            metaKeyClass = keyClass;
+            metaKeyCodec = keyCodec;
+        }
+        return known;
     }
 
     /**
@@ -170,6 +187,7 @@ abstract class ChronicleState implements State
     {
         descriptor = redeclared;
         ttl = redeclared.ttlConfig();
+        meta = null;
     }
 
     /** Drops this state's hot-key front without writing it back: the store is closing. Task thread. */

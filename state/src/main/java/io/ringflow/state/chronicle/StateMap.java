@@ -93,9 +93,12 @@ final class StateMap
      * One bit per segment that has ever held an entry: a full snapshot reads only those, so its cost follows the
      * entries, not the map's configured capacity (a map sized for a million entries has thousands of segments, and
      * visiting each under its lock took milliseconds for a thousand keys). Set on every insert, never cleared. Task
-     * thread; snapshots take a copy at the barrier.
+     * thread; copy-on-write: a snapshot takes the array itself at the barrier ({@link #occupiedSegments()}), and the
+     * first insert into a segment new since then sets its bit in a copy, so an array a snapshot holds never changes.
      */
     private long[] occupiedSegments = new long[0];
+    /** Whether a snapshot holds {@link #occupiedSegments}: a new bit goes into a copy. Task thread. */
+    private boolean occupiedShared;
     /**
      * The stored values, counted at the three places that insert or remove one: Chronicle Map's own count
      * ({@code longSize}) visits every segment, which made each barrier's emptiness check cost O(capacity). Task
@@ -192,18 +195,21 @@ final class StateMap
         tiers = hash.globalMutableState();
         maxExtraTiers = maxExtraTiers(hash);
         occupiedSegments = new long[(created.segments() + 63) >>> 6];
+        occupiedShared = false;
         creator = null;
         map = created;
         return created;
     }
 
     /**
-     * @return a copy of the segments that have held an entry: every segment with an entry now is among them. Task
-     *     thread, at the barrier; O(segments / 64).
+     * @return the segments that have held an entry, as of now, never changed afterwards: every segment with an entry
+     *     now is among them. Task thread, at the barrier; O(1) (the copy, O(segments / 64), falls to the first insert
+     *     into a new segment after it, which is rare once the keys have spread).
      */
     long[] occupiedSegments()
     {
-        return occupiedSegments.clone();
+        occupiedShared = true;
+        return occupiedSegments;
     }
 
     /** @return the state's name. */
@@ -305,7 +311,17 @@ final class StateMap
         else
         {
             final int segment = context.segmentIndex();
-            occupiedSegments[segment >>> 6] |= 1L << segment;
+            long[] occupied = occupiedSegments;
+            if ((occupied[segment >>> 6] & 1L << segment) == 0)
+            {
+                if (occupiedShared)
+                {
+                    occupied = occupied.clone();
+                    occupiedSegments = occupied;
+                    occupiedShared = false;
+                }
+                occupied[segment >>> 6] |= 1L << segment;
+            }
             context.insert(context.absentEntry(), data);
             storedValues++;
         }
@@ -817,8 +833,15 @@ final class StateMap
     /** @param snapshot a snapshot that includes this state, taken on the task thread. */
     synchronized void addPending(final PendingStatePart snapshot)
     {
-        final PendingStatePart[] grown = Arrays.copyOf(pending, pending.length + 1);
-        grown[pending.length] = snapshot;
+        final PendingStatePart[] current = pending;
+        if (current.length == 0)
+        {
+            // the usual case, one snapshot pending at a time: no array copy at the barrier
+            pending = new PendingStatePart[] {snapshot};
+            return;
+        }
+        final PendingStatePart[] grown = Arrays.copyOf(current, current.length + 1);
+        grown[current.length] = snapshot;
         pending = grown;
     }
 

@@ -30,6 +30,11 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     final String name;
     /** The chain's operators in topological order; {@code chain[0]} is the head. */
     final StreamOperator[] chain;
+    /**
+     * The runtimes of {@link #chain}, index for index, built at the first barrier (operators are set up by then) and
+     * shared, read only, by every {@link TaskSnapshot}. Task thread.
+     */
+    private OperatorRuntime[] chainRuntimes;
     final ChannelWriter[] writers;
     final Idler idler;
     private final IdleStrategy backPressureIdle;
@@ -550,14 +555,22 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
      */
     final void snapshotChain(final long checkpointId)
     {
-        final OperatorRuntime[] runtimes = new OperatorRuntime[chain.length];
+        OperatorRuntime[] runtimes = chainRuntimes;
+        if (runtimes == null)
+        {
+            runtimes = new OperatorRuntime[chain.length];
+            for (int i = 0; i < chain.length; i++)
+            {
+                runtimes[i] = chain[i].runtime();
+            }
+            chainRuntimes = runtimes;
+        }
         final TaskSnapshot taken = new TaskSnapshot(checkpointId, chain.length, runtimes);
         KeyedSnapshotPlan plan = null;
         boolean planned = false;
         for (int i = 0; i < chain.length; i++)
         {
             final StreamOperator operator = chain[i];
-            runtimes[i] = operator.runtime();
             try
             {
                 operator.onBarrier(checkpointId);
