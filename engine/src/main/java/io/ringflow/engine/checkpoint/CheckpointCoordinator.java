@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -570,7 +571,10 @@ public final class CheckpointCoordinator implements CheckpointGateway
             // once stored, the checkpoint is complete even if the job stopped meanwhile (retention may already have
             // deleted its predecessor): a restart must know of it
             notify = pending.remove(p.id) != null && !stopped;
-            for (final Iterator<PendingCheckpoint> it = pending.headMap(p.id).values().iterator(); it.hasNext();)
+            // usually nothing older is pending: no view of the map is built to find that out
+            final boolean olderPending = !pending.isEmpty() && pending.firstKey() < p.id;
+            for (final Iterator<PendingCheckpoint> it = olderPending ? pending.headMap(p.id).values().iterator() :
+                Collections.emptyIterator(); it.hasNext();)
             {
                 final PendingCheckpoint older = it.next();
                 if (older.savepoint)
@@ -634,9 +638,9 @@ public final class CheckpointCoordinator implements CheckpointGateway
     {
         synchronized (lock)
         {
-            // none without incremental checkpoints: no set is built for every prune
+            // none without incremental checkpoints (nothing builds on a base then): no set is built for every prune
             Set<Long> pinned = null;
-            if (latestBase != null)
+            if (latestBase != null && config != null && config.incremental())
             {
                 pinned = new HashSet<>();
                 pinned.add(latestBase.checkpointId());

@@ -7,10 +7,9 @@ import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.SubtaskState;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -129,58 +128,116 @@ final class PendingCheckpoint
         return List.copyOf(stats);
     }
 
-    /** Gathers every operator subtask's state files; operators with no state at all are left out. */
+    /**
+     * Gathers every operator subtask's state files; operators with no state at all are left out. Built in arrays and
+     * handed over as an immutable map ({@link CheckpointMetadata} keeps it as it is): this runs once per checkpoint
+     * on the last acknowledging thread, usually a task thread, where the code is cold for the job's first minutes.
+     */
     private Map<String, OperatorState> operatorStates()
     {
-        final Map<String, SubtaskState[]> bySubtask = new TreeMap<>();
-        final Map<String, int[]> shapes = new TreeMap<>();
+        int count = 0;
+        String[] uids = new String[4];
+        SubtaskState[][] bySubtask = new SubtaskState[4][];
+        int[] maxParallelism = new int[4];
         for (final TaskAcknowledgement ack : acks)
         {
             if (ack == null)
             {
                 continue;
             }
-            for (final TaskAcknowledgement.OperatorStateAck state : ack.states())
+            final List<TaskAcknowledgement.OperatorStateAck> states = ack.states();
+            for (int s = 0; s < states.size(); s++)
             {
-                bySubtask.computeIfAbsent(state.uid(), uid -> new SubtaskState[state.parallelism()])
-                    [state.subtask()] = state.state();
-                shapes.put(state.uid(), new int[] {state.parallelism(), state.maxParallelism()});
+                final TaskAcknowledgement.OperatorStateAck state = states.get(s);
+                int at = indexOf(uids, count, state.uid());
+                if (at < 0)
+                {
+                    if (count == uids.length)
+                    {
+                        uids = Arrays.copyOf(uids, 2 * count);
+                        bySubtask = Arrays.copyOf(bySubtask, 2 * count);
+                        maxParallelism = Arrays.copyOf(maxParallelism, 2 * count);
+                    }
+                    at = count++;
+                    uids[at] = state.uid();
+                    bySubtask[at] = new SubtaskState[state.parallelism()];
+                }
+                bySubtask[at][state.subtask()] = state.state();
+                maxParallelism[at] = state.maxParallelism();
             }
         }
-        final Map<String, OperatorState> operators = new LinkedHashMap<>();
-        bySubtask.forEach((uid, states) ->
+        @SuppressWarnings("unchecked")
+        final Map.Entry<String, OperatorState>[] operators = new Map.Entry[count];
+        for (int i = 0; i < count; i++)
         {
-            final List<SubtaskState> subtasks = new ArrayList<>(states.length);
-            for (final SubtaskState state : states)
+            final SubtaskState[] states = bySubtask[i];
+            for (int s = 0; s < states.length; s++)
             {
-                subtasks.add(state == null ? SubtaskState.EMPTY : state);
+                if (states[s] == null)
+                {
+                    states[s] = SubtaskState.EMPTY;
+                }
             }
-            operators.put(uid, new OperatorState(shapes.get(uid)[0], shapes.get(uid)[1], subtasks));
-        });
-        return operators;
+            operators[i] = Map.entry(uids[i], new OperatorState(states.length, maxParallelism[i], List.of(states)));
+        }
+        return Map.ofEntries(operators);
     }
 
-    /** The cut: per source uid, each subtask's position at the barrier (or at its end, when it had finished). */
+    /** @return where {@code uid} is among the first {@code count} of {@code uids}, or -1. */
+    private static int indexOf(final String[] uids, final int count, final String uid)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (uids[i].equals(uid))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The cut: per source uid, each subtask's position at the barrier (or at its end, when it had finished). Built in
+     * arrays, like {@link #operatorStates}.
+     */
     private Map<String, List<Long>> positions(final List<CheckpointParticipant> tasks, final long[] finishedPositions)
     {
-        final Map<String, List<Long>> positions = new LinkedHashMap<>();
+        int count = 0;
+        String[] uids = new String[2];
+        long[][] bySubtask = new long[2][];
         for (int i = 0; i < tasks.size(); i++)
         {
             final CheckpointParticipant.SourceSubtask source = tasks.get(i).source();
             if (source != null)
             {
-                final List<Long> perSubtask = positions.computeIfAbsent(source.uid(), uid ->
+                int at = indexOf(uids, count, source.uid());
+                if (at < 0)
                 {
-                    final List<Long> list = new ArrayList<>();
-                    for (int s = 0; s < source.parallelism(); s++)
+                    if (count == uids.length)
                     {
-                        list.add(-1L);
+                        uids = Arrays.copyOf(uids, 2 * count);
+                        bySubtask = Arrays.copyOf(bySubtask, 2 * count);
                     }
-                    return list;
-                });
-                perSubtask.set(source.subtask(), acks[i] != null ? acks[i].position() : finishedPositions[i]);
+                    at = count++;
+                    uids[at] = source.uid();
+                    bySubtask[at] = new long[source.parallelism()];
+                    Arrays.fill(bySubtask[at], -1L);
+                }
+                bySubtask[at][source.subtask()] = acks[i] != null ? acks[i].position() : finishedPositions[i];
             }
         }
-        return positions;
+        @SuppressWarnings("unchecked")
+        final Map.Entry<String, List<Long>>[] positions = new Map.Entry[count];
+        for (int i = 0; i < count; i++)
+        {
+            final long[] perSubtask = bySubtask[i];
+            final Long[] boxed = new Long[perSubtask.length];
+            for (int s = 0; s < perSubtask.length; s++)
+            {
+                boxed[s] = perSubtask[s];
+            }
+            positions[i] = Map.entry(uids[i], List.of(boxed));
+        }
+        return Map.ofEntries(positions);
     }
 }

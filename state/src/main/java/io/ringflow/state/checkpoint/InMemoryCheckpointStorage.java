@@ -37,6 +37,8 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private final Map<String, Long> pendingShared = new HashMap<>();
     /** The arrays of dropped files, for the files of later checkpoints. */
     private final ChunkPool chunkPool = new ChunkPool();
+    /** What one {@link #prune} drops, empty between calls; under the lock. */
+    private final List<InMemoryFile> droppedFiles = new ArrayList<>();
 
     @Override
     public StateOutput createStateOutput(final long checkpointId, final String name)
@@ -175,35 +177,57 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void commit(final CheckpointMetadata metadata)
     {
-        metadataFiles.put(metadata.checkpointId(), MetadataFormat.encode(metadata));
-        savepoints.put(metadata.checkpointId(), metadata.savepoint());
-        pendingShared.values().removeIf(id -> id == metadata.checkpointId());
+        final Long id = metadata.checkpointId();
+        metadataFiles.put(id, MetadataFormat.encode(metadata));
+        savepoints.put(id, metadata.savepoint());
+        if (!pendingShared.isEmpty())
+        {
+            pendingShared.values().removeIf(owner -> owner.longValue() == id.longValue());
+        }
     }
 
     @Override
     public synchronized void prune(final long newest, final int retained, final Set<Long> pinned)
     {
         Objects.requireNonNull(pinned, "pinned");
-        final List<Long> older = new ArrayList<>();
-        for (final Long id : metadataFiles.headMap(newest).keySet())
+        final List<InMemoryFile> dropped = droppedFiles;
+        try
         {
-            if (!savepoints.getOrDefault(id, false))
+            dropRetired(newest, retained, pinned, dropped);
+            collectSharedGarbage(dropped);
+            // what this commit dropped, together, is what the pool may hold: about one checkpoint, for the next
+            recycleAsPool(dropped);
+        }
+        finally
+        {
+            dropped.clear();
+        }
+    }
+
+    /**
+     * From the newest down: the newest counts as one of the retained, the next {@code retained - 1} checkpoints that
+     * are not savepoints are kept too, and every older one not pinned is dropped. Walked key by key, with no view,
+     * list or box built: in-memory commits prune on the acknowledging task thread. Caller holds the lock.
+     */
+    private void dropRetired(final long newest, final int retained, final Set<Long> pinned,
+        final List<InMemoryFile> dropped)
+    {
+        int keep = Math.max(1, retained) - 1;
+        for (Long id = metadataFiles.lowerKey(newest); id != null; id = metadataFiles.lowerKey(id))
+        {
+            if (Boolean.TRUE.equals(savepoints.get(id)))
             {
-                older.add(id);
+                continue;
+            }
+            if (keep > 0)
+            {
+                keep--;
+            }
+            else if (!pinned.contains(id))
+            {
+                drop(id, dropped);
             }
         }
-        final List<InMemoryFile> dropped = new ArrayList<>();
-        // the newest counts as one of the retained
-        for (int i = 0; i < older.size() - (Math.max(1, retained) - 1); i++)
-        {
-            if (!pinned.contains(older.get(i)))
-            {
-                drop(older.get(i), dropped);
-            }
-        }
-        collectSharedGarbage(dropped);
-        // what this commit dropped, together, is what the pool may hold: about one checkpoint, for the next
-        recycleAsPool(dropped);
     }
 
     @Override
@@ -366,7 +390,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      * @param checkpointId the checkpoint.
      * @param dropped      where its state files are added, for the caller to recycle.
      */
-    private void drop(final long checkpointId, final List<InMemoryFile> dropped)
+    private void drop(final Long checkpointId, final List<InMemoryFile> dropped)
     {
         metadataFiles.remove(checkpointId);
         addFiles(stateFiles.remove(checkpointId), dropped);
@@ -396,15 +420,15 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             return;
         }
         long bytes = 0;
-        for (final InMemoryFile file : dropped)
+        for (int i = 0; i < dropped.size(); i++)
         {
-            bytes += file.heldBytes();
+            bytes += dropped.get(i).heldBytes();
         }
         // an eighth of headroom: a checkpoint a little larger than the one dropped still finds every array it needs
         chunkPool.limitTo(bytes + bytes / 8);
-        for (final InMemoryFile file : dropped)
+        for (int i = 0; i < dropped.size(); i++)
         {
-            file.recycle();
+            dropped.get(i).recycle();
         }
     }
 

@@ -1,0 +1,83 @@
+package io.ringflow.engine.checkpoint;
+
+import io.ringflow.state.checkpoint.CheckpointMetadata;
+import io.ringflow.state.checkpoint.OperatorState;
+import io.ringflow.state.checkpoint.StateHandle;
+import io.ringflow.state.checkpoint.SubtaskState;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What a complete checkpoint's metadata says, gathered from its acknowledgements and its finished tasks. */
+class PendingCheckpointTest
+{
+    private record Task(int index, String name, SourceSubtask source) implements CheckpointParticipant
+    {
+    }
+
+    private static SubtaskState keyed(final String name)
+    {
+        return new SubtaskState(new StateHandle(name, 10, 7), null, null);
+    }
+
+    private static TaskAcknowledgement ack(final long position, final TaskAcknowledgement.OperatorStateAck... states)
+    {
+        return new TaskAcknowledgement(1, position, 0, 0, 0, 0, 0, 0, 0, false, List.of(states));
+    }
+
+    @Test
+    void aFinishedSubtaskHasNoStateAndItsSourceTheEndPositionAndSubtasksNoTaskRunsStayUnknown()
+    {
+        // tasks: source "views" subtasks 0 and 1 (parallelism 3: subtask 2 has no task here), then "count" subtasks 0
+        // and 1; source subtask 1 and count subtask 1 finished before the barrier
+        final List<CheckpointParticipant> tasks = List.of(
+            new Task(0, "views 0", new CheckpointParticipant.SourceSubtask("views", 0, 3)),
+            new Task(1, "views 1", new CheckpointParticipant.SourceSubtask("views", 1, 3)),
+            new Task(2, "count 0", null),
+            new Task(3, "count 1", null));
+        final PendingCheckpoint p = new PendingCheckpoint(1, tasks.size(), false, new CompletableFuture<>());
+        p.acknowledge(0, ack(500), 1);
+        p.acknowledge(2, ack(-1, new TaskAcknowledgement.OperatorStateAck("count", 0, 2, 128, keyed("count-0"))), 2);
+        final long[] finishedPositions = {0, 900, 0, 0};
+
+        final CheckpointMetadata metadata = p.metadata(tasks, finishedPositions);
+
+        assertThat(metadata.sourcePositions()).isEqualTo(Map.of("views", List.of(500L, 900L, -1L)));
+        assertThat(metadata.operators()).isEqualTo(Map.of("count",
+            new OperatorState(2, 128, List.of(keyed("count-0"), SubtaskState.EMPTY))));
+    }
+
+    @Test
+    void everyOperatorOfManyChainsIsGatheredBySubtask()
+    {
+        // more operators than the first guess of their number, acknowledged by two subtasks in reverse order
+        final int operators = 9;
+        final List<CheckpointParticipant> tasks = List.of(new Task(0, "chain 0", null), new Task(1, "chain 1", null));
+        final PendingCheckpoint p = new PendingCheckpoint(1, tasks.size(), false, new CompletableFuture<>());
+        for (int subtask = 1; subtask >= 0; subtask--)
+        {
+            final List<TaskAcknowledgement.OperatorStateAck> states = new ArrayList<>();
+            for (int op = 0; op < operators; op++)
+            {
+                states.add(new TaskAcknowledgement.OperatorStateAck("op" + op, subtask, 2, 64,
+                    keyed("op" + op + "-" + subtask)));
+            }
+            p.acknowledge(subtask, ack(-1, states.toArray(new TaskAcknowledgement.OperatorStateAck[0])), 1);
+        }
+
+        final CheckpointMetadata metadata = p.metadata(tasks, new long[2]);
+
+        assertThat(metadata.sourcePositions()).isEmpty();
+        assertThat(metadata.operators()).hasSize(operators);
+        for (int op = 0; op < operators; op++)
+        {
+            assertThat(metadata.operators().get("op" + op)).isEqualTo(new OperatorState(2, 64,
+                List.of(keyed("op" + op + "-0"), keyed("op" + op + "-1"))));
+        }
+    }
+}
