@@ -630,21 +630,19 @@ public final class CheckpointCoordinator implements CheckpointGateway
     }
 
     /**
-     * @return the checkpoints retention must not prune now: the current base, which checkpoints registered from now
-     *     on build on, and the base of every pending checkpoint (their keyed chains refer to those checkpoints' shared
+     * @return the checkpoints retention must not prune now: the latest regular checkpoint (the current base, which
+     *     incremental checkpoints registered from now on build on, and what a restart falls back to when a savepoint
+     *     is newer), and the base of every pending checkpoint (their keyed chains refer to those checkpoints' shared
      *     files).
      */
     private Set<Long> pinnedCheckpoints()
     {
         synchronized (lock)
         {
-            // none without incremental checkpoints (nothing builds on a base then): no set is built for every prune
+            // the latest regular checkpoint is pinned whatever the mode, so a savepoint committed after it never lets
+            // retention drop the last checkpoint a restart would fall back to; a mutable set is built only when
+            // pending incremental checkpoints add their bases
             Set<Long> pinned = null;
-            if (latestBase != null && config != null && config.incremental())
-            {
-                pinned = new HashSet<>();
-                pinned.add(latestBase.checkpointId());
-            }
             for (final PendingCheckpoint other : pending.values())
             {
                 if (other.incrementalBase != null)
@@ -656,7 +654,15 @@ public final class CheckpointCoordinator implements CheckpointGateway
                     pinned.add(other.incrementalBase.checkpointId());
                 }
             }
-            return pinned == null ? Set.of() : pinned;
+            if (pinned == null)
+            {
+                return latestBase == null ? Set.of() : Set.of(latestBase.checkpointId());
+            }
+            if (latestBase != null)
+            {
+                pinned.add(latestBase.checkpointId());
+            }
+            return pinned;
         }
     }
 

@@ -145,6 +145,28 @@ class CheckpointCoordinatorTest
     }
 
     @Test
+    void aSavepointNeverLetsRetentionDropTheLatestCheckpointARestartFallsBackTo() throws Exception
+    {
+        // one checkpoint retained (the default) and no incremental snapshots: the savepoint is the newest, yet the
+        // checkpoint before it stays until a newer checkpoint completes
+        final TriggerRequest checkpoint = coordinator.submit(TriggerRequest.checkpoint());
+        coordinator.acknowledge(first, ack(checkpoint.id()));
+        coordinator.acknowledge(second, ack(checkpoint.id()));
+        checkpoint.future.get(1, TimeUnit.MINUTES);
+        final TriggerRequest savepoint = coordinator.submit(TriggerRequest.savepoint(null));
+        coordinator.acknowledge(first, ack(savepoint.id()));
+        coordinator.acknowledge(second, ack(savepoint.id()));
+        savepoint.future.get(1, TimeUnit.MINUTES);
+        assertThat(storage.checkpointIds()).containsExactly(checkpoint.id(), savepoint.id());
+
+        final TriggerRequest next = coordinator.submit(TriggerRequest.checkpoint());
+        coordinator.acknowledge(first, ack(next.id()));
+        coordinator.acknowledge(second, ack(next.id()));
+        next.future.get(1, TimeUnit.MINUTES);
+        assertThat(storage.checkpointIds()).containsExactly(savepoint.id(), next.id());
+    }
+
+    @Test
     void aCheckpointAskedForWhileASavepointIsPendingWaitsForItAndNeverOvertakesIt() throws Exception
     {
         final TriggerRequest savepoint = coordinator.submit(TriggerRequest.savepoint(null));

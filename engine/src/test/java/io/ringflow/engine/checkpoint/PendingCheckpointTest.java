@@ -53,6 +53,31 @@ class PendingCheckpointTest
     }
 
     @Test
+    void everySourceOfManyIsInTheCut()
+    {
+        // more sources than the first guess of their number, one subtask each
+        final int sources = 5;
+        final List<CheckpointParticipant> tasks = new ArrayList<>();
+        for (int i = 0; i < sources; i++)
+        {
+            tasks.add(new Task(i, "source " + i, new CheckpointParticipant.SourceSubtask("source" + i, 0, 1)));
+        }
+        final PendingCheckpoint p = new PendingCheckpoint(1, tasks.size(), false, new CompletableFuture<>());
+        for (int i = 0; i < sources; i++)
+        {
+            p.acknowledge(i, ack(1_000L * i), 1);
+        }
+
+        final CheckpointMetadata metadata = p.metadata(tasks, new long[sources]);
+
+        assertThat(metadata.sourcePositions()).hasSize(sources);
+        for (int i = 0; i < sources; i++)
+        {
+            assertThat(metadata.sourcePositions().get("source" + i)).containsExactly(1_000L * i);
+        }
+    }
+
+    @Test
     void everyOperatorOfManyChainsIsGatheredBySubtask()
     {
         // more operators than the first guess of their number, acknowledged by two subtasks in reverse order

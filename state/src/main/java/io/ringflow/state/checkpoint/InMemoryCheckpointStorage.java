@@ -206,8 +206,9 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
 
     /**
      * From the newest down: the newest counts as one of the retained, the next {@code retained - 1} checkpoints that
-     * are not savepoints are kept too, and every older one not pinned is dropped. Walked key by key, with no view,
-     * list or box built: in-memory commits prune on the acknowledging task thread. Caller holds the lock.
+     * are not savepoints are kept too, and every older one not pinned is dropped. Walked key by key, with no view or
+     * list built (the stored keys are reused; only {@code newest} is boxed, once): in-memory commits prune on the
+     * acknowledging task thread. Caller holds the lock.
      */
     private void dropRetired(final long newest, final int retained, final Set<Long> pinned,
         final List<InMemoryFile> dropped)

@@ -662,6 +662,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         final long run = delta && slices > 0 && rewritesSlices() ? bases.sliceRun(baseCheckpointId) + 1 : 0;
         final int slice = run > 0 ? (int)((run - 1) % slices) : 0;
         final StateMap[] stateMaps = mapArray;
+        final ChronicleState[] states = stateOfMap;
         final PendingStatePart[] parts = new PendingStatePart[stateMaps.length];
         int i = 0;
         FrontOverlay unclaimed = null;
@@ -669,7 +670,7 @@ public final class ChronicleKeyedStateStore implements KeyedStateStore, AutoClos
         {
         for (final StateMap map : stateMaps)
         {
-            final ChronicleState state = stateOfMap[i];
+            final ChronicleState state = states[i];
             if (state == null)
             {
                 // restored counters not declared (yet): into the map, where a snapshot of an undeclared state reads
