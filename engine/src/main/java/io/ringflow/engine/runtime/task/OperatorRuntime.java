@@ -34,6 +34,28 @@ public final class OperatorRuntime implements RuntimeContext
     private final java.util.Map<String, Output> sideOutputs = new java.util.HashMap<>();
     /** Records sent to a side output nothing reads. */
     private long droppedSideOutputRecords;
+    /**
+     * The names of this operator subtask's state files by part ({@link TaskSnapshot#KEYED}, {@link
+     * TaskSnapshot#OPERATOR}, {@link TaskSnapshot#CHANNELS}), built at the first checkpoint: they never change. The task
+     * thread or the flusher; a racy single check (a {@code String} is safely published, and two threads building one
+     * build equal names).
+     */
+    private final String[] stateFileNames = new String[3];
+
+    /**
+     * @param part {@link TaskSnapshot#KEYED}, {@link TaskSnapshot#OPERATOR} or {@link TaskSnapshot#CHANNELS}.
+     * @return this operator subtask's state file name for the part ({@link TaskSnapshot#fileName}), built once.
+     */
+    String stateFileName(final int part)
+    {
+        String name = stateFileNames[part];
+        if (name == null)
+        {
+            name = TaskSnapshot.fileName(this, part);
+            stateFileNames[part] = name;
+        }
+        return name;
+    }
 
     public OperatorRuntime(
         final String jobName,

@@ -20,6 +20,12 @@ import java.util.List;
  */
 public final class TaskSnapshot
 {
+    /** The parts of an operator subtask's state, as indexes of {@link #PART_NAMES}. */
+    static final int KEYED = 0;
+    static final int OPERATOR = 1;
+    static final int CHANNELS = 2;
+    /** How each part's file name ends ({@link #fileName}). */
+    private static final String[] PART_NAMES = {"keyed", "operator", "channels"};
     final long checkpointId;
     private final OperatorRuntime[] operators;
     private final KeyedStateSnapshot[] keyed;
@@ -141,7 +147,7 @@ public final class TaskSnapshot
             {
                 final List<StateHandle> chain = keyedChains[i];
                 try (StateOutput out = chain == null ?
-                    storage.createStateOutput(checkpointId, fileName(operator, "keyed")) :
+                    storage.createStateOutput(checkpointId, operator.stateFileName(KEYED)) :
                     storage.createSharedStateOutput(checkpointId, sharedFileName(operator, keyed[i])))
                 {
                     keyed[i].writeTo(out);
@@ -162,9 +168,9 @@ public final class TaskSnapshot
                 }
             }
             final StateHandle operatorHandle = operatorState[i] == null ? null :
-                writeBytes(storage, fileName(operator, "operator"), operatorState[i].toBytes());
+                writeBytes(storage, operator.stateFileName(OPERATOR), operatorState[i].toBytes());
             final StateHandle channelHandle = i == 0 && channelState != null ?
-                writeBytes(storage, fileName(operator, "channels"), channelState) : null;
+                writeBytes(storage, operator.stateFileName(CHANNELS), channelState) : null;
             final SubtaskState state = new SubtaskState(keyedHandle, increments, operatorHandle, channelHandle);
             if (!state.isEmpty())
             {
@@ -209,8 +215,17 @@ public final class TaskSnapshot
      */
     private String sharedFileName(final OperatorRuntime operator, final KeyedStateSnapshot snapshot)
     {
-        return fileName(operator, "keyed") + "-chk" + checkpointId + (snapshot.isIncremental() ? "-delta-" : "-full-") +
+        return operator.stateFileName(KEYED) + "-chk" + checkpointId + (snapshot.isIncremental() ? "-delta-" : "-full-") +
             Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * @param part {@link #KEYED}, {@link #OPERATOR} or {@link #CHANNELS}.
+     * @return {@link #fileName(OperatorRuntime, String)} of the part's name.
+     */
+    static String fileName(final OperatorRuntime operator, final int part)
+    {
+        return fileName(operator, PART_NAMES[part]);
     }
 
     /** @return a plain file name unique to the operator subtask and part: readable uid, a hash against clashes. */
