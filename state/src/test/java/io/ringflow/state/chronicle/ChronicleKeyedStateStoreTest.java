@@ -1211,12 +1211,22 @@ class ChronicleKeyedStateStoreTest
             counts.update(key);
         }
         final java.util.Set<Integer> visited = new java.util.HashSet<>();
+        assertThat(writtenVisiting(snapshot, visited)).isEqualTo(Map.of("counts", expected));
+        assertThat(visited).hasSizeLessThanOrEqualTo(10);
+        store.close();
+    }
+
+    /**
+     * @param snapshot a snapshot of this store's kind.
+     * @param visited  receives every segment the flusher reads.
+     * @return what the snapshot holds, decoded.
+     */
+    private static Map<String, Map<Object, Object>> writtenVisiting(final KeyedStateSnapshot snapshot,
+        final java.util.Set<Integer> visited) throws Exception
+    {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         ((ChronicleKeyedStateSnapshot)snapshot).writeTo(out, (stateIndex, segment) -> visited.add(segment));
-        assertThat(visited).hasSizeLessThanOrEqualTo(10);
-        assertThat(SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns()))
-            .isEqualTo(Map.of("counts", expected));
-        store.close();
+        return SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns());
     }
 
     @Test
@@ -1267,18 +1277,12 @@ class ChronicleKeyedStateStoreTest
         for (final KeyedStateSnapshot earlier : List.of(first, second))
         {
             final java.util.Set<Integer> visited = new java.util.HashSet<>();
-            final ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ((ChronicleKeyedStateSnapshot)earlier).writeTo(out, (stateIndex, segment) -> visited.add(segment));
+            assertThat(writtenVisiting(earlier, visited)).isEqualTo(Map.of("counts", early));
             assertThat(visited).hasSizeLessThanOrEqualTo(10);
-            assertThat(SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns()))
-                .isEqualTo(Map.of("counts", early));
         }
         final java.util.Set<Integer> visited = new java.util.HashSet<>();
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ((ChronicleKeyedStateSnapshot)third).writeTo(out, (stateIndex, segment) -> visited.add(segment));
+        assertThat(writtenVisiting(third, visited)).isEqualTo(Map.of("counts", all));
         assertThat(visited).hasSizeGreaterThan(10);
-        assertThat(SnapshotContents.decode(out.toByteArray(), CodecRegistry.withBuiltIns()))
-            .isEqualTo(Map.of("counts", all));
         store.close();
     }
 
