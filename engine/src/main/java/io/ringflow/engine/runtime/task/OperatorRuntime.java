@@ -36,9 +36,9 @@ public final class OperatorRuntime implements RuntimeContext
     private long droppedSideOutputRecords;
     /**
      * The names of this operator subtask's state files by part ({@link TaskSnapshot#KEYED}, {@link
-     * TaskSnapshot#OPERATOR}, {@link TaskSnapshot#CHANNELS}), built at the first checkpoint: they never change. The task
-     * thread or the flusher; a racy single check (a {@code String} is safely published, and two threads building one
-     * build equal names).
+     * TaskSnapshot#OPERATOR}, {@link TaskSnapshot#CHANNELS}), built at the first checkpoint: they never change. The
+     * task thread or the flusher; a racy single check (a {@code String} is safely published, and two threads building
+     * one build equal names).
      */
     private final String[] stateFileNames = new String[3];
 

@@ -215,7 +215,8 @@ public final class TaskSnapshot
      */
     private String sharedFileName(final OperatorRuntime operator, final KeyedStateSnapshot snapshot)
     {
-        return operator.stateFileName(KEYED) + "-chk" + checkpointId + (snapshot.isIncremental() ? "-delta-" : "-full-") +
+        return operator.stateFileName(KEYED) + "-chk" + checkpointId +
+            (snapshot.isIncremental() ? "-delta-" : "-full-") +
             Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
     }
 
