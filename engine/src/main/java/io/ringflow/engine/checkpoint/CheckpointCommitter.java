@@ -108,6 +108,12 @@ final class CheckpointCommitter
      */
     void prune(final long newest, final Supplier<Set<Long>> pinned)
     {
+        if (!storage.isDurable())
+        {
+            // what where() would do, without building the closure: the acknowledging thread prunes memory itself
+            storage.prune(newest, retained, pinned.get());
+            return;
+        }
         where(() -> storage.prune(newest, retained, pinned.get()), true);
     }
 

@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -23,6 +22,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 
 /**
  * Triggers checkpoints, tracks the pending ones and completes them when every task has acknowledged (a finished task
@@ -78,6 +78,8 @@ public final class CheckpointCoordinator implements CheckpointGateway
     private final Object lock = new Object();
     /** Held for a whole commit (store, then completion); never taken inside {@link #lock}'s critical sections. */
     private final Object commitLock = new Object();
+    /** What retention must keep, asked by each prune: built once. */
+    private final Supplier<Set<Long>> pinned = this::pinnedCheckpoints;
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
     /** Checkpoints and savepoints completed by this coordinator, retained or not; guarded by the lock. */
@@ -529,23 +531,42 @@ public final class CheckpointCoordinator implements CheckpointGateway
     {
         // in-memory commits run on the acknowledging threads: one at a time, so a newer one is never overtaken; what
         // follows a commit (notifications, the caller's future) runs after the commit lock is released
-        final Runnable after;
+        final CommitOutcome outcome;
         synchronized (commitLock)
         {
-            after = commitSerialized(p, metadata);
+            outcome = commitSerialized(p, metadata);
         }
-        after.run();
+        switch (outcome)
+        {
+            case STORED -> announce(p);
+            case NOT_STORED -> failed(List.of(p), CheckpointException.Reason.NOT_STORED, "could not be stored: " +
+                p.commitFailure, true);
+            case SKIPPED ->
+            {
+                // the job stopped, or the checkpoint was aborted or subsumed, while this commit waited its turn
+            }
+        }
     }
 
-    /** @return what to do once the commit lock is released. */
-    private Runnable commitSerialized(final PendingCheckpoint p, final CheckpointMetadata metadata)
+    /** What {@link #commitSerialized} did; what follows it is left in the checkpoint's commit fields. */
+    private enum CommitOutcome
+    {
+        /** Stored: {@link #announce} it. */
+        STORED,
+        /** The storage refused it ({@link PendingCheckpoint#commitFailure}): it failed. */
+        NOT_STORED,
+        /** No longer pending when its turn came: nothing to do. */
+        SKIPPED
+    }
+
+    /** Under the commit lock; what follows it (notifications, futures) is left to {@link #announce}. */
+    private CommitOutcome commitSerialized(final PendingCheckpoint p, final CheckpointMetadata metadata)
     {
         synchronized (lock)
         {
-            if (stopped || !pending.containsKey(p.id))
+            if (stopped || !pending.containsKey(p.key))
             {
-                // the job stopped, or the checkpoint was aborted or subsumed, while this commit waited its turn
-                return () -> { };
+                return CommitOutcome.SKIPPED;
             }
         }
         try
@@ -561,30 +582,35 @@ public final class CheckpointCoordinator implements CheckpointGateway
                 // the commit itself failed: the checkpoint is no longer committing, it failed
                 p.committing = false;
             }
-            return () -> failed(List.of(p), CheckpointException.Reason.NOT_STORED, "could not be stored: " + ex, true);
+            p.commitFailure = ex;
+            return CommitOutcome.NOT_STORED;
         }
-        final List<PendingCheckpoint> subsumed = new ArrayList<>();
         final CompletedCheckpoint done = p.completed(metadata, tasks);
-        final boolean notify;
+        p.completedAs = done;
         synchronized (lock)
         {
             // once stored, the checkpoint is complete even if the job stopped meanwhile (retention may already have
             // deleted its predecessor): a restart must know of it
-            notify = pending.remove(p.id) != null && !stopped;
+            p.announce = pending.remove(p.key) != null && !stopped;
             // usually nothing older is pending: no view of the map is built to find that out
-            final boolean olderPending = !pending.isEmpty() && pending.firstKey() < p.id;
-            for (final Iterator<PendingCheckpoint> it = olderPending ? pending.headMap(p.id).values().iterator() :
-                Collections.emptyIterator(); it.hasNext();)
+            if (!pending.isEmpty() && pending.firstKey() < p.id)
             {
-                final PendingCheckpoint older = it.next();
-                if (older.savepoint)
+                for (final Iterator<PendingCheckpoint> it = pending.headMap(p.key).values().iterator(); it.hasNext();)
                 {
-                    // a savepoint is never subsumed: it completes on its own, or expires
-                    continue;
+                    final PendingCheckpoint older = it.next();
+                    if (older.savepoint)
+                    {
+                        // a savepoint is never subsumed: it completes on its own, or expires
+                        continue;
+                    }
+                    it.remove();
+                    if (p.subsumed == null)
+                    {
+                        p.subsumed = new ArrayList<>();
+                    }
+                    p.subsumed.add(older);
+                    discardLocked(older.id);
                 }
-                it.remove();
-                subsumed.add(older);
-                discardLocked(older.id);
             }
             completed.addLast(done);
             completions++;
@@ -599,34 +625,41 @@ public final class CheckpointCoordinator implements CheckpointGateway
             lastCompletionNanos = System.nanoTime();
             consecutiveFailures = 0;
         }
-        return () ->
+        return CommitOutcome.STORED;
+    }
+
+    /** After {@code p} was stored, outside the commit lock: notifications, listeners, its future, then retention. */
+    private void announce(final PendingCheckpoint p)
+    {
+        final CompletedCheckpoint done = p.completedAs;
+        if (p.subsumed != null)
         {
-            for (final PendingCheckpoint older : subsumed)
+            for (final PendingCheckpoint older : p.subsumed)
             {
-                if (notify)
+                if (p.announce)
                 {
                     job.notifyCheckpointAborted(older.id);
                 }
                 older.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.SUBSUMED,
                     "checkpoint " + older.id + " subsumed by " + p.id));
             }
-            if (notify)
-            {
-                job.notifyCheckpointComplete(done.checkpointId());
-            }
-            try
-            {
-                completionListener.accept(done);
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.log(Level.WARNING, "a checkpoint listener of job '" + job.jobName() + "' threw", ex);
-            }
-            p.future.complete(done);
-            // deleting older checkpoints is not part of this one's duration: announced first, pruned now
-            committer.prune(p.id, this::pinnedCheckpoints);
-            startWaiting();
-        };
+        }
+        if (p.announce)
+        {
+            job.notifyCheckpointComplete(done.checkpointId());
+        }
+        try
+        {
+            completionListener.accept(done);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(Level.WARNING, "a checkpoint listener of job '" + job.jobName() + "' threw", ex);
+        }
+        p.future.complete(done);
+        // deleting older checkpoints is not part of this one's duration: announced first, pruned now
+        committer.prune(p.id, pinned);
+        startWaiting();
     }
 
     /**
@@ -684,7 +717,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
         {
             for (final PendingCheckpoint p : candidates)
             {
-                if (!p.committing && pending.remove(p.id) != null)
+                if (!p.committing && pending.remove(p.key) != null)
                 {
                     failedCheckpoints.add(p);
                     discardLocked(p.id);
@@ -720,6 +753,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
     {
         expireOverdue();
         final List<PendingCheckpoint> started;
+        PendingCheckpoint periodic = null;
         synchronized (lock)
         {
             final long now = System.nanoTime();
@@ -727,10 +761,15 @@ public final class CheckpointCoordinator implements CheckpointGateway
             if (!stopped && waitingSavepoints.isEmpty() && waitingCheckpoints.isEmpty() && mayStartLocked(false, now))
             {
                 // a periodic trigger that may not start now is dropped, never queued
-                started.add(registerLocked(false, new CompletableFuture<>()));
+                periodic = registerLocked(false, new CompletableFuture<>());
             }
         }
         requestBarriers(started);
+        if (periodic != null)
+        {
+            // registered after every waiting trigger started above: its barrier is requested after theirs
+            requestBarrier(periodic);
+        }
     }
 
     /** Starts the waiting triggers the rules allow now. Any thread. */
@@ -749,11 +788,12 @@ public final class CheckpointCoordinator implements CheckpointGateway
      * that may not; a checkpoint held back only by the minimum pause gets a wake-up for when it has passed. Caller
      * holds the lock.
      *
-     * @return the checkpoints registered, ascending: their barriers are to be requested, outside the lock.
+     * @return the checkpoints registered, ascending: their barriers are to be requested, outside the lock. An
+     *     immutable empty list when none started (the timer's usual tick builds no list).
      */
     private List<PendingCheckpoint> startWaitingLocked(final long now)
     {
-        final List<PendingCheckpoint> started = new ArrayList<>();
+        List<PendingCheckpoint> started = List.of();
         if (stopped || tasks == null)
         {
             return started;
@@ -778,6 +818,10 @@ public final class CheckpointCoordinator implements CheckpointGateway
             if (next.beforeRequest != null)
             {
                 next.beforeRequest.accept(p.id);
+            }
+            if (started.isEmpty())
+            {
+                started = new ArrayList<>(2);
             }
             started.add(p);
         }
@@ -828,15 +872,21 @@ public final class CheckpointCoordinator implements CheckpointGateway
     /** Asks the sources for the barriers of checkpoints just registered, in ascending order. Outside the lock. */
     private void requestBarriers(final List<PendingCheckpoint> started)
     {
-        for (final PendingCheckpoint p : started)
+        for (int i = 0; i < started.size(); i++)
         {
-            job.requestBarrier(p.id, p.savepoint ? BarrierKind.SAVEPOINT : BarrierKind.CHECKPOINT);
+            requestBarrier(started.get(i));
         }
+    }
+
+    private void requestBarrier(final PendingCheckpoint p)
+    {
+        job.requestBarrier(p.id, p.savepoint ? BarrierKind.SAVEPOINT : BarrierKind.CHECKPOINT);
     }
 
     private void expireOverdue()
     {
-        final List<PendingCheckpoint> expired = new ArrayList<>();
+        // a list only when something expired: the timer's thread runs this at every tick
+        List<PendingCheckpoint> expired = null;
         synchronized (lock)
         {
             final long now = System.nanoTime();
@@ -844,11 +894,15 @@ public final class CheckpointCoordinator implements CheckpointGateway
             {
                 if (!p.committing && now - p.triggerNanos > config.timeout().toNanos())
                 {
+                    if (expired == null)
+                    {
+                        expired = new ArrayList<>();
+                    }
                     expired.add(p);
                 }
             }
         }
-        if (!expired.isEmpty())
+        if (expired != null)
         {
             failed(expired, CheckpointException.Reason.EXPIRED, "expired after " + config.timeout(), true);
         }
@@ -875,7 +929,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
         {
             p.incrementalBase = latestBase;
         }
-        pending.put(p.id, p);
+        pending.put(p.key, p);
         return p;
     }
 

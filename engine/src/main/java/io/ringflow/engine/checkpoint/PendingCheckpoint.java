@@ -6,8 +6,8 @@ import io.ringflow.state.checkpoint.CheckpointMetadata;
 import io.ringflow.state.checkpoint.OperatorState;
 import io.ringflow.state.checkpoint.SubtaskState;
 
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
 final class PendingCheckpoint
 {
     final long id;
+    /** {@link #id}, boxed once: the coordinator's map of pending checkpoints is keyed by it. */
+    final Long key;
     /** Whether it is a savepoint: aligned, kept by retention, never deleted on cancel. */
     final boolean savepoint;
     final long triggerNanos = System.nanoTime();
@@ -39,11 +41,24 @@ final class PendingCheckpoint
      * registration, before the barrier is requested.
      */
     CheckpointMetadata incrementalBase;
+    /*
+     * What its commit left for the announcement that follows it: written and read by the one thread that commits it,
+     * in that order (the commit under the coordinator's commit lock, the announcement after releasing it).
+     */
+    /** Stored: the completed checkpoint. */
+    CompletedCheckpoint completedAs;
+    /** Stored: older pending checkpoints it subsumed, or null for none. */
+    List<PendingCheckpoint> subsumed;
+    /** Stored while the job ran and before it was aborted: tasks are told it completed. */
+    boolean announce;
+    /** Not stored: why. */
+    Exception commitFailure;
 
     PendingCheckpoint(final long id, final int taskCount, final boolean savepoint,
         final CompletableFuture<CompletedCheckpoint> future)
     {
         this.id = id;
+        this.key = id;
         this.savepoint = savepoint;
         this.future = future;
         this.acknowledged = new boolean[taskCount];
@@ -114,18 +129,24 @@ final class PendingCheckpoint
 
     private List<SubtaskCheckpointStats> stats(final List<CheckpointParticipant> tasks)
     {
-        final List<SubtaskCheckpointStats> stats = new ArrayList<>(tasks.size());
-        for (int i = 0; i < tasks.size(); i++)
+        final SubtaskCheckpointStats[] stats = new SubtaskCheckpointStats[tasks.size()];
+        for (int i = 0; i < stats.length; i++)
         {
             final TaskAcknowledgement ack = acks[i];
-            stats.add(ack != null ?
+            stats[i] = ack != null ?
                 new SubtaskCheckpointStats(tasks.get(i).name(), ack.syncNanos(), ack.asyncNanos(),
                     ack.alignmentNanos(), Math.max(0, ack.firstBarrierNanos() - triggerNanos),
                     acknowledgedAfterNanos[i], ack.stateBytes(), ack.inFlightBytes(), ack.inFlightRecords(),
                     ack.unaligned()) :
-                SubtaskCheckpointStats.finished(tasks.get(i).name()));
+                SubtaskCheckpointStats.finished(tasks.get(i).name());
         }
-        return List.copyOf(stats);
+        // immutable either way; the array is never seen by anyone else, so it is wrapped rather than copied again
+        return switch (stats.length)
+        {
+            case 1 -> List.of(stats[0]);
+            case 2 -> List.of(stats[0], stats[1]);
+            default -> Collections.unmodifiableList(Arrays.asList(stats));
+        };
     }
 
     /**

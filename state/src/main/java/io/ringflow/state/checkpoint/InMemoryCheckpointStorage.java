@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Function;
 
 /**
  * Keeps checkpoints in memory, encoded exactly as on disk (so the format and its checks are exercised): for tests and
@@ -26,6 +27,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
 public final class InMemoryCheckpointStorage implements CheckpointStorage
 {
     private static final System.Logger LOG = System.getLogger(InMemoryCheckpointStorage.class.getName());
+    /** A checkpoint's map of state files, sized for the few an operator chain writes; one function, not one a file. */
+    private static final Function<Long, Map<String, InMemoryFile>> NEW_CHECKPOINT_FILES =
+        id -> new ConcurrentHashMap<>(4);
 
     private final ConcurrentSkipListMap<Long, byte[]> metadataFiles = new ConcurrentSkipListMap<>();
     /** Per checkpoint, its state files by name, committed or pending. */
@@ -57,7 +61,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             protected void finish()
             {
                 file.finish();
-                stateFiles.computeIfAbsent(checkpointId, id -> new ConcurrentHashMap<>()).put(name, file);
+                stateFiles.computeIfAbsent(checkpointId, NEW_CHECKPOINT_FILES).put(name, file);
             }
 
             @Override

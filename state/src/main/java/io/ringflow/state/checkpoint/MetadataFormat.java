@@ -78,13 +78,14 @@ public final class MetadataFormat
             out.writeBoolean(metadata.savepoint());
             // maps in the order of their keys, sorted in the encoder's scratch array (no sorted copy of each map)
             final Map<String, List<Long>> sources = metadata.sourcePositions();
-            final int sourceCount = encoder.sortKeys(sources.keySet());
+            final String[] sourceUids = encoder.sortedKeys(Encoder.SOURCES, sources);
+            final int sourceCount = sources.size();
             out.writeInt(sourceCount);
             for (int s = 0; s < sourceCount; s++)
             {
-                final String uid = encoder.keys[s];
+                final String uid = sourceUids[s];
                 final List<Long> positions = sources.get(uid);
-                writeString(out, uid);
+                writeString(out, uid, encoder);
                 out.writeInt(positions.size());
                 for (int p = 0; p < positions.size(); p++)
                 {
@@ -92,31 +93,36 @@ public final class MetadataFormat
                 }
             }
             final Map<String, OperatorState> operators = metadata.operators();
-            final int operatorCount = encoder.sortKeys(operators.keySet());
+            final String[] operatorUids = encoder.sortedKeys(Encoder.OPERATORS, operators);
+            final int operatorCount = operators.size();
             out.writeInt(operatorCount);
             for (int o = 0; o < operatorCount; o++)
             {
-                final String uid = encoder.keys[o];
+                final String uid = operatorUids[o];
                 final OperatorState operator = operators.get(uid);
-                writeString(out, uid);
+                writeString(out, uid, encoder);
                 out.writeInt(operator.parallelism());
                 out.writeInt(operator.maxParallelism());
-                for (final SubtaskState subtask : operator.subtasks())
+                // indexed loops: no iterator a subtask or increment
+                final List<SubtaskState> subtasks = operator.subtasks();
+                for (int i = 0; i < subtasks.size(); i++)
                 {
-                    writeHandle(out, subtask.keyed());
-                    if (subtask.keyedIncrements().size() > MAX_INCREMENTS)
+                    final SubtaskState subtask = subtasks.get(i);
+                    writeHandle(out, subtask.keyed(), encoder);
+                    final List<StateHandle> increments = subtask.keyedIncrements();
+                    if (increments.size() > MAX_INCREMENTS)
                     {
                         throw new IllegalArgumentException("operator " + uid + " has a keyed chain of " +
-                            subtask.keyedIncrements().size() + " increments, more than a reader accepts (" +
+                            increments.size() + " increments, more than a reader accepts (" +
                             MAX_INCREMENTS + "): compact it");
                     }
-                    out.writeInt(subtask.keyedIncrements().size());
-                    for (final StateHandle increment : subtask.keyedIncrements())
+                    out.writeInt(increments.size());
+                    for (int n = 0; n < increments.size(); n++)
                     {
-                        writeFile(out, increment);
+                        writeFile(out, increments.get(n), encoder);
                     }
-                    writeHandle(out, subtask.operator());
-                    writeHandle(out, subtask.channels());
+                    writeHandle(out, subtask.operator(), encoder);
+                    writeHandle(out, subtask.channels(), encoder);
                 }
             }
             out.flush();
@@ -151,7 +157,7 @@ public final class MetadataFormat
     /**
      * Per thread, what {@link #encode} writes through, reused from one checkpoint's metadata to the next (the commit's
      * thread encodes every checkpoint): only the file's own array is new each time. Not reentrant; encode calls no
-     * code of the caller's while it holds it.
+     * code of the caller's while it holds it (a map's {@code containsKey} and {@code keySet} aside).
      */
     private static final ThreadLocal<Encoder> ENCODER = ThreadLocal.withInitial(Encoder::new);
 
@@ -174,44 +180,87 @@ public final class MetadataFormat
             }
         }
 
+        /** Index into {@link #sorted} of a checkpoint's source positions. */
+        static final int SOURCES = 0;
+        /** Index into {@link #sorted} of a checkpoint's operator states. */
+        static final int OPERATORS = 1;
+
         private Bytes bytes = new Bytes();
         private DataOutputStream out = new DataOutputStream(bytes);
         private final CRC32C crc = new CRC32C();
-        /** Scratch: the keys of the map being written, sorted; emptied by {@link #trim}. */
-        private String[] keys = new String[8];
-        private int keysUsed;
+        /** Scratch for a name's ASCII bytes. */
+        private byte[] ascii = new byte[128];
+        /**
+         * Per kind of map, the keys the last encode wrote, sorted, in {@code [0, sortedCount[kind])}: the next
+         * checkpoint of the same job has the same keys, and reuses the order without iterating its map (iterating an
+         * immutable map allocates its entry set and entries). Kept until the next encode of the thread: a few names.
+         */
+        private final String[][] sorted = {new String[8], new String[8]};
+        private final int[] sortedCount = new int[2];
 
         /**
-         * @param keySet the keys of a map about to be written.
-         * @return how many there are, now in {@link #keys}{@code [0, n)} in their natural order.
+         * @param kind {@link #SOURCES} or {@link #OPERATORS}.
+         * @param map  a map about to be written.
+         * @return its keys in their natural order, in {@code [0, map.size())} of the array returned.
          */
-        int sortKeys(final java.util.Set<String> keySet)
+        String[] sortedKeys(final int kind, final Map<String, ?> map)
         {
-            final int count = keySet.size();
+            final int count = map.size();
+            String[] keys = sorted[kind];
+            if (count == sortedCount[kind] && containsAll(map, keys, count))
+            {
+                // as many keys, each of them in the map: the same set, already in order
+                return keys;
+            }
             if (keys.length < count)
             {
                 keys = new String[Math.max(count, keys.length * 2)];
+                sorted[kind] = keys;
             }
+            java.util.Arrays.fill(keys, 0, sortedCount[kind], null);
             int at = 0;
-            for (final String key : keySet)
+            for (final String key : map.keySet())
             {
                 keys[at++] = key;
             }
             // binary insertion sort up to 32 keys: no merge buffer
             java.util.Arrays.sort(keys, 0, count);
-            keysUsed = Math.max(keysUsed, count);
-            return count;
+            sortedCount[kind] = count;
+            return keys;
+        }
+
+        private static boolean containsAll(final Map<String, ?> map, final String[] keys, final int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                if (!map.containsKey(keys[i]))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** @return a scratch array of at least {@code length} bytes. */
+        byte[] ascii(final int length)
+        {
+            if (ascii.length < length)
+            {
+                ascii = new byte[Math.max(length, ascii.length * 2)];
+            }
+            return ascii;
         }
 
         void trim()
         {
-            // the thread keeps no reference to a job's names
-            java.util.Arrays.fill(keys, 0, keysUsed, null);
-            keysUsed = 0;
             if (bytes.array().length > KEPT_BYTES)
             {
                 bytes = new Bytes();
                 out = new DataOutputStream(bytes);
+            }
+            if (ascii.length > KEPT_BYTES)
+            {
+                ascii = new byte[128];
             }
         }
     }
@@ -305,25 +354,42 @@ public final class MetadataFormat
         }
     }
 
-    private static void writeString(final DataOutputStream out, final String value) throws IOException
+    /** As UTF-8, length first; an ASCII string (every name the engine makes) through the encoder's scratch array. */
+    private static void writeString(final DataOutputStream out, final String value, final Encoder encoder)
+        throws IOException
     {
-        final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(bytes.length);
-        out.write(bytes);
+        final int length = value.length();
+        final byte[] ascii = encoder.ascii(length);
+        for (int i = 0; i < length; i++)
+        {
+            final char c = value.charAt(i);
+            if (c >= 0x80)
+            {
+                final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+                out.writeInt(bytes.length);
+                out.write(bytes);
+                return;
+            }
+            ascii[i] = (byte)c;
+        }
+        out.writeInt(length);
+        out.write(ascii, 0, length);
     }
 
-    private static void writeHandle(final DataOutputStream out, final StateHandle handle) throws IOException
+    private static void writeHandle(final DataOutputStream out, final StateHandle handle, final Encoder encoder)
+        throws IOException
     {
         out.writeBoolean(handle != null);
         if (handle != null)
         {
-            writeFile(out, handle);
+            writeFile(out, handle, encoder);
         }
     }
 
-    private static void writeFile(final DataOutputStream out, final StateHandle handle) throws IOException
+    private static void writeFile(final DataOutputStream out, final StateHandle handle, final Encoder encoder)
+        throws IOException
     {
-        writeString(out, handle.name());
+        writeString(out, handle.name(), encoder);
         out.writeLong(handle.length());
         out.writeInt(handle.crc32c());
         out.writeBoolean(handle.shared());

@@ -45,6 +45,9 @@ final class KeyGroupBuckets implements AutoCloseable
 {
     private static final int MAX_BUCKET = Integer.MAX_VALUE - 64;
     private static final LongRun[] NO_RUNS = new LongRun[0];
+    /** Before the first spill: shared, never written (a spill copies them into longer arrays). */
+    private static final long[][] NO_LONG_RUNS = new long[0][];
+    private static final int[][] NO_INT_RUNS = new int[0][];
     /**
      * Per thread, the bucket arrays of its last writeTos, at most one per length (a job's flusher serves subtasks of
      * different key-group counts) and {@link #SPARE_ARRAYS} in all, each for the next snapshot of its length: each
@@ -81,7 +84,7 @@ final class KeyGroupBuckets implements AutoCloseable
     /** Runs of {@code Long} entries already sorted by key group, written before each key group's bucket. */
     private LongRun[] runs = NO_RUNS;
     private final long spillAfterBytes;
-    /** Where the spill file is created: the state's directory, or the JVM's temporary directory. */
+    /** Where the spill file is created: the state's directory, or null for the JVM's temporary directory. */
     private final Path spillDirectory;
     /** What the buckets hold now. */
     private long bufferedBytes;
@@ -92,9 +95,9 @@ final class KeyGroupBuckets implements AutoCloseable
     private OutputStream spillOut;
     private long spillLength;
     /** Per spilled run, per key group of the range: where its bytes start in the spill file, their length, entries. */
-    private long[][] spilledOffsets = new long[0][];
-    private int[][] spilledLengths = new int[0][];
-    private int[][] spilledCounts = new int[0][];
+    private long[][] spilledOffsets = NO_LONG_RUNS;
+    private int[][] spilledLengths = NO_INT_RUNS;
+    private int[][] spilledCounts = NO_INT_RUNS;
     private byte[] readBack;
 
     /**
@@ -152,8 +155,8 @@ final class KeyGroupBuckets implements AutoCloseable
             throw new IllegalArgumentException("spillAfterBytes must be at least 1, not " + spillAfterBytes);
         }
         this.spillAfterBytes = spillAfterBytes;
-        this.spillDirectory = spillDirectory != null ? spillDirectory :
-            Path.of(System.getProperty("java.io.tmpdir"));
+        // resolved when a spill needs it: most snapshots never spill
+        this.spillDirectory = spillDirectory;
         // an entry of a Long key and a Long value takes 32 bytes here; a quarter more for uneven key groups
         this.initialBucketBytes = (int)Math.max(64, Math.min(64 * 1024, expectedEntries * 40 / range.size() + 64));
         this.range = range;
@@ -291,12 +294,13 @@ final class KeyGroupBuckets implements AutoCloseable
     /** Appends every bucket to the spill file as one run, and empties them (keeping their arrays). */
     private void spill()
     {
+        final Path directory = spillDirectory != null ? spillDirectory : Path.of(System.getProperty("java.io.tmpdir"));
         try
         {
             if (spill == null)
             {
-                Files.createDirectories(spillDirectory);
-                final Path file = Files.createTempFile(spillDirectory, "ringflow-snapshot-", ".spill");
+                Files.createDirectories(directory);
+                final Path file = Files.createTempFile(directory, "ringflow-snapshot-", ".spill");
                 spill = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     StandardOpenOption.DELETE_ON_CLOSE);
                 try
@@ -338,8 +342,7 @@ final class KeyGroupBuckets implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot spill a keyed snapshot's entries to a file in " +
-                spillDirectory, ex);
+            throw new UncheckedIOException("cannot spill a keyed snapshot's entries to a file in " + directory, ex);
         }
     }
 

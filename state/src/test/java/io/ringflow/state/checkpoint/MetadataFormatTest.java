@@ -235,6 +235,48 @@ class MetadataFormatTest
         assertThat(MetadataFormat.encode(metadata)).isEqualTo(frame(3, body.toByteArray()));
     }
 
+    /**
+     * The encoder reuses the last checkpoint's key order when the next has the same keys: a map as large but with one
+     * key replaced, or the same keys in another map, must still come out in its own order.
+     */
+    @Test
+    void keysOfTheLastEncodeAreReusedOnlyForTheSameSet()
+    {
+        final OperatorState state = new OperatorState(1, 128, List.of(new SubtaskState(BASE, null, null)));
+        final CheckpointMetadata first = new CheckpointMetadata(1, 1, false,
+            Map.of("a", List.of(1L), "b", List.of(2L)), Map.of("x", state, "y", state));
+        final CheckpointMetadata sameKeys = new CheckpointMetadata(2, 2, false,
+            Map.of("b", List.of(4L), "a", List.of(3L)), Map.of("y", state, "x", state));
+        final CheckpointMetadata oneKeyReplaced = new CheckpointMetadata(3, 3, false,
+            Map.of("a", List.of(5L), "c", List.of(6L)), Map.of("x", state, "w", state));
+        final CheckpointMetadata fewer = new CheckpointMetadata(4, 4, false,
+            Map.of("c", List.of(7L)), Map.of("w", state));
+
+        for (final CheckpointMetadata metadata : List.of(first, sameKeys, oneKeyReplaced, fewer, first))
+        {
+            final byte[] encoded = MetadataFormat.encode(metadata);
+            assertThat(MetadataFormat.decode(encoded, "chk")).isEqualTo(metadata);
+            assertThat(encoded).isEqualTo(encodedOnAFreshThread(metadata));
+        }
+    }
+
+    private static byte[] encodedOnAFreshThread(final CheckpointMetadata metadata)
+    {
+        final byte[][] encoded = new byte[1][];
+        final Thread thread = new Thread(() -> encoded[0] = MetadataFormat.encode(metadata));
+        thread.start();
+        try
+        {
+            thread.join();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+        return encoded[0];
+    }
+
     @Test
     void aWellFormedVersion3BodyBuiltByHandDecodes() throws IOException
     {
