@@ -44,8 +44,9 @@ public record CompletedCheckpoint(
     public long stateSizeBytes()
     {
         long sum = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
+        for (int i = 0; i < subtasks.size(); i++)
         {
+            final SubtaskCheckpointStats stats = subtasks.get(i);
             sum += stats.stateSizeBytes();
         }
         return sum;
@@ -55,16 +56,18 @@ public record CompletedCheckpoint(
     public long inFlightBytes()
     {
         long sum = 0;
-        for (final SubtaskCheckpointStats stats : subtasks)
+        for (int i = 0; i < subtasks.size(); i++)
         {
+            final SubtaskCheckpointStats stats = subtasks.get(i);
             sum += stats.inFlightBytes();
         }
         return sum;
     }
 
     /**
-     * A loop, not a stream: listeners call these on the thread that completed the checkpoint (a task thread, for
-     * in-memory storage), a few times a second, where the stream pipeline's code runs cold.
+     * An indexed loop, not a stream nor an iterator: listeners call these on the thread that completed the checkpoint
+     * (a task thread, for in-memory storage), a few times a second, where the stream pipeline's code runs cold and an
+     * iterator is garbage.
      */
     private long max(final java.util.function.ToLongFunction<SubtaskCheckpointStats> of)
     {
@@ -73,8 +76,9 @@ public record CompletedCheckpoint(
             return 0;
         }
         long max = Long.MIN_VALUE;
-        for (final SubtaskCheckpointStats stats : subtasks)
+        for (int i = 0; i < subtasks.size(); i++)
         {
+            final SubtaskCheckpointStats stats = subtasks.get(i);
             max = Math.max(max, of.applyAsLong(stats));
         }
         return max;
@@ -83,8 +87,9 @@ public record CompletedCheckpoint(
     /** @return whether any task took this checkpoint unaligned. */
     public boolean unaligned()
     {
-        for (final SubtaskCheckpointStats stats : subtasks)
+        for (int i = 0; i < subtasks.size(); i++)
         {
+            final SubtaskCheckpointStats stats = subtasks.get(i);
             if (stats.unaligned())
             {
                 return true;

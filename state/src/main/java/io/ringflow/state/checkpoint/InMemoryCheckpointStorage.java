@@ -27,13 +27,12 @@ import java.util.function.Function;
 public final class InMemoryCheckpointStorage implements CheckpointStorage
 {
     private static final System.Logger LOG = System.getLogger(InMemoryCheckpointStorage.class.getName());
-    /** A checkpoint's map of state files, sized for the few an operator chain writes; one function, not one a file. */
-    private static final Function<Long, Map<String, InMemoryFile>> NEW_CHECKPOINT_FILES =
-        id -> new ConcurrentHashMap<>(4);
+    /** One function for every checkpoint's first finished file, not one a file. */
+    private static final Function<Long, CheckpointFiles> NEW_CHECKPOINT_FILES = id -> new CheckpointFiles();
 
     private final ConcurrentSkipListMap<Long, byte[]> metadataFiles = new ConcurrentSkipListMap<>();
     /** Per checkpoint, its state files by name, committed or pending. */
-    private final Map<Long, Map<String, InMemoryFile>> stateFiles = new ConcurrentHashMap<>();
+    private final Map<Long, CheckpointFiles> stateFiles = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> savepoints = new ConcurrentHashMap<>();
     /** The shared area: complete shared files by name. */
     private final Map<String, InMemoryFile> sharedFiles = new ConcurrentHashMap<>();
@@ -150,7 +149,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         else
         {
             file = fileName(checkpointId, handle.name());
-            final Map<String, InMemoryFile> files = stateFiles.get(checkpointId);
+            final CheckpointFiles files = stateFiles.get(checkpointId);
             stored = files == null ? null : files.get(handle.name());
         }
         final byte[] bytes = stored == null ? null : stored.bytes();
@@ -402,11 +401,11 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         savepoints.remove(checkpointId);
     }
 
-    private static void addFiles(final Map<String, InMemoryFile> files, final List<InMemoryFile> dropped)
+    private static void addFiles(final CheckpointFiles files, final List<InMemoryFile> dropped)
     {
         if (files != null)
         {
-            dropped.addAll(files.values());
+            files.addAllTo(dropped);
         }
     }
 
@@ -443,12 +442,8 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      */
     long heldBytes(final long checkpointId)
     {
-        long held = 0;
-        for (final InMemoryFile file : stateFiles.getOrDefault(checkpointId, Map.of()).values())
-        {
-            held += file.heldBytes();
-        }
-        return held;
+        final CheckpointFiles files = stateFiles.get(checkpointId);
+        return files == null ? 0 : files.heldBytes();
     }
 
     /** @return the pool of dropped files' arrays, for tests that count what it allocates. */

@@ -46,13 +46,14 @@ public final class SnapshotFlusher
     void flush(final Task task, final TaskSnapshot snapshot, final long position, final long firstBarrierNanos,
         final long syncNanos, final long alignmentNanos, final boolean unaligned)
     {
-        final Runnable write = new PendingWrite(snapshot, () -> write(task, snapshot, position, firstBarrierNanos,
-            syncNanos, alignmentNanos, unaligned));
         if (!checkpoints.storage().isDurable() && snapshot.isSmall())
         {
-            write.run();
+            // written here: no closure to hand over
+            write(task, snapshot, position, firstBarrierNanos, syncNanos, alignmentNanos, unaligned);
             return;
         }
+        final Runnable write = new PendingWrite(snapshot, () -> write(task, snapshot, position, firstBarrierNanos,
+            syncNanos, alignmentNanos, unaligned));
         try
         {
             thread.execute(write);
