@@ -46,4 +46,46 @@ class PageViewCommandTest
             .contains("subtask 0 of 1) threw java.lang.IllegalStateException: view 2 is corrupt")
             .contains("cause:\njava.lang.IllegalStateException: view 2 is corrupt\n\tat ");
     }
+    /**
+     * The phases line lists a task only for its checkpoints after the warm-up: one seen in the warm-up alone, or that
+     * had finished by the steady ones, is left out; before any steady checkpoint there is no phases line at all.
+     */
+    @Test
+    void checkpointPhasesCountOnlyCheckpointsAfterTheWarmUp()
+    {
+        final PageViewCommand.CheckpointDurations durations = new PageViewCommand.CheckpointDurations(1_000);
+        durations.record(checkpoint(1, 999, stats("source", 10_000), stats("counter", 20_000),
+            stats("gone-before-steady", 30_000)));
+        assertThat(printed(durations)).contains("checkpoints: 0 completed").doesNotContain("checkpoint phases");
+
+        durations.record(checkpoint(2, 1_000, stats("source", 40_000), stats("counter", 50_000),
+            io.ringflow.engine.api.SubtaskCheckpointStats.finished("gone-before-steady")));
+        assertThat(printed(durations)).contains("checkpoints: 1 completed after the 5 s warm-up")
+            .containsPattern("p50: 'source' barrier 40\\.0[0-9]*, acknowledged [0-9.]+; 'counter' barrier 50\\.0[0-9]*, " +
+                "acknowledged [0-9.]+; completed [0-9.]+")
+            .doesNotContain("gone-before-steady");
+    }
+
+    private static io.ringflow.engine.api.SubtaskCheckpointStats stats(final String task, final long startDelayNanos)
+    {
+        return new io.ringflow.engine.api.SubtaskCheckpointStats(task, 1_000, 2_000, 0, startDelayNanos,
+            startDelayNanos + 5_000, 100, 0, 0, false);
+    }
+
+    private static io.ringflow.engine.api.CompletedCheckpoint checkpoint(final long id, final long triggerMillis,
+        final io.ringflow.engine.api.SubtaskCheckpointStats... subtasks)
+    {
+        return new io.ringflow.engine.api.CompletedCheckpoint(id, triggerMillis, 90_000, java.util.Map.of(),
+            java.util.List.of(subtasks), false);
+    }
+
+    private static String printed(final PageViewCommand.CheckpointDurations durations)
+    {
+        final StringWriter text = new StringWriter();
+        try (PrintWriter out = new PrintWriter(text))
+        {
+            durations.print(5, out);
+        }
+        return text.toString();
+    }
 }
