@@ -532,15 +532,18 @@ public final class CheckpointCoordinator implements CheckpointGateway
         // in-memory commits run on the acknowledging threads: one at a time, so a newer one is never overtaken; what
         // follows a commit (notifications, the caller's future) runs after the commit lock is released
         final CommitOutcome outcome;
+        final Exception failure;
         synchronized (commitLock)
         {
             outcome = commitSerialized(p, metadata);
+            // read under the lock: a task finishing after a failed store may start a second commit of p
+            failure = p.commitFailure;
         }
         switch (outcome)
         {
             case STORED -> announce(p);
             case NOT_STORED -> failed(List.of(p), CheckpointException.Reason.NOT_STORED, "could not be stored: " +
-                p.commitFailure, true);
+                failure, true);
             case SKIPPED ->
             {
                 // the job stopped, or the checkpoint was aborted or subsumed, while this commit waited its turn
@@ -559,7 +562,10 @@ public final class CheckpointCoordinator implements CheckpointGateway
         SKIPPED
     }
 
-    /** Under the commit lock; what follows it (notifications, futures) is left to {@link #announce}. */
+    /**
+     * Under the commit lock; what follows a stored checkpoint (notifications, futures) is left to {@link #announce},
+     * and a refused one to {@link #failed}.
+     */
     private CommitOutcome commitSerialized(final PendingCheckpoint p, final CheckpointMetadata metadata)
     {
         synchronized (lock)
@@ -591,7 +597,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
         {
             // once stored, the checkpoint is complete even if the job stopped meanwhile (retention may already have
             // deleted its predecessor): a restart must know of it
-            p.announce = pending.remove(p.key) != null && !stopped;
+            p.notifyTasks = pending.remove(p.key) != null && !stopped;
             // usually nothing older is pending: no view of the map is built to find that out
             if (!pending.isEmpty() && pending.firstKey() < p.id)
             {
@@ -636,7 +642,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
         {
             for (final PendingCheckpoint older : p.subsumed)
             {
-                if (p.announce)
+                if (p.notifyTasks)
                 {
                     job.notifyCheckpointAborted(older.id);
                 }
@@ -644,7 +650,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
                     "checkpoint " + older.id + " subsumed by " + p.id));
             }
         }
-        if (p.announce)
+        if (p.notifyTasks)
         {
             job.notifyCheckpointComplete(done.checkpointId());
         }

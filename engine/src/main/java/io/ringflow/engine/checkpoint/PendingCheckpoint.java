@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * positions and every operator subtask's state files) and its statistics.
  *
  * <p>Thread contract: guarded by the {@link CheckpointCoordinator}'s lock, except {@link #future}, which completes
- * outside it, and the fields fixed at construction.
+ * outside it, the fields fixed at construction, and the commit's results (below), written under its commit lock.
  */
 final class PendingCheckpoint
 {
@@ -42,15 +42,16 @@ final class PendingCheckpoint
      */
     CheckpointMetadata incrementalBase;
     /*
-     * What its commit left for the announcement that follows it: written and read by the one thread that commits it,
-     * in that order (the commit under the coordinator's commit lock, the announcement after releasing it).
+     * What its commit left for what follows it, written under the coordinator's commit lock. A stored checkpoint is
+     * committed once (it leaves the pending map), and the thread that stored it reads the first three after releasing
+     * the lock; a failed store is read under the lock (a task finishing meanwhile may commit it again).
      */
     /** Stored: the completed checkpoint. */
     CompletedCheckpoint completedAs;
     /** Stored: older pending checkpoints it subsumed, or null for none. */
     List<PendingCheckpoint> subsumed;
     /** Stored while the job ran and before it was aborted: tasks are told it completed. */
-    boolean announce;
+    boolean notifyTasks;
     /** Not stored: why. */
     Exception commitFailure;
 

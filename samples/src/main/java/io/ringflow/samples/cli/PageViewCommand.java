@@ -856,6 +856,8 @@ public final class PageViewCommand implements Callable<Integer>
         private final long fromMillis;
         /** Durations up to an hour, in ns, are recorded without the histograms growing (an allocation) on the way. */
         private static final long HIGHEST_NANOS = TimeUnit.HOURS.toNanos(1);
+        private static final Function<String, Histogram[]> NEW_PHASES =
+            task -> new Histogram[] {new Histogram(HIGHEST_NANOS, 3), new Histogram(HIGHEST_NANOS, 3)};
 
         private final Histogram endToEnd = new Histogram(HIGHEST_NANOS, 3);
         private final Histogram sync = new Histogram(HIGHEST_NANOS, 3);
@@ -869,8 +871,6 @@ public final class PageViewCommand implements Callable<Integer>
 
         /** Per task, first seen first: when the barrier reached it and when it acknowledged, after the trigger. */
         private final Map<String, Histogram[]> phases = new LinkedHashMap<>();
-        private static final Function<String, Histogram[]> NEW_PHASES =
-            task -> new Histogram[] {new Histogram(HIGHEST_NANOS, 3), new Histogram(HIGHEST_NANOS, 3)};
 
         synchronized void record(final CompletedCheckpoint checkpoint)
         {
@@ -917,12 +917,12 @@ public final class PageViewCommand implements Callable<Integer>
                 micros(endToEnd, 50.0).strip(), micros(endToEnd, 99.0).strip(), max(endToEnd),
                 micros(sync, 50.0).strip(), micros(sync, 99.0).strip(), max(sync),
                 micros(async, 50.0).strip(), micros(async, 99.0).strip(), max(async));
-            if (endToEnd.getTotalCount() > 0)
+            // a task with no steady checkpoint (finished, or only seen in the warm-up) is left out; no task, no line
+            if (phases.values().stream().anyMatch(histograms -> histograms[0].getTotalCount() > 0))
             {
                 final StringBuilder line = new StringBuilder("checkpoint phases, " + us + " after the trigger, p50:");
                 phases.forEach((task, histograms) ->
                 {
-                    // a task with no steady checkpoint (finished, or only seen in the warm-up) is left out
                     if (histograms[0].getTotalCount() > 0)
                     {
                         line.append(" '").append(task).append("' barrier ")

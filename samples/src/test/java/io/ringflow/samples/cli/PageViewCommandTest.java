@@ -1,8 +1,10 @@
 package io.ringflow.samples.cli;
 
+import io.ringflow.engine.api.CompletedCheckpoint;
 import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobExecutionException;
 import io.ringflow.engine.api.JobHandle;
+import io.ringflow.engine.api.SubtaskCheckpointStats;
 import io.ringflow.engine.api.functions.MapFunction;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.CollectionSource;
@@ -11,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,6 +50,7 @@ class PageViewCommandTest
             .contains("subtask 0 of 1) threw java.lang.IllegalStateException: view 2 is corrupt")
             .contains("cause:\njava.lang.IllegalStateException: view 2 is corrupt\n\tat ");
     }
+
     /**
      * The phases line lists a task only for its checkpoints after the warm-up: one seen in the warm-up alone, or that
      * had finished by the steady ones, is left out; before any steady checkpoint there is no phases line at all.
@@ -59,24 +64,24 @@ class PageViewCommandTest
         assertThat(printed(durations)).contains("checkpoints: 0 completed").doesNotContain("checkpoint phases");
 
         durations.record(checkpoint(2, 1_000, stats("source", 40_000), stats("counter", 50_000),
-            io.ringflow.engine.api.SubtaskCheckpointStats.finished("gone-before-steady")));
+            SubtaskCheckpointStats.finished("gone-before-steady")));
         assertThat(printed(durations)).contains("checkpoints: 1 completed after the 5 s warm-up")
-            .containsPattern("p50: 'source' barrier 40\\.0[0-9]*, acknowledged [0-9.]+; 'counter' barrier 50\\.0[0-9]*, " +
-                "acknowledged [0-9.]+; completed [0-9.]+")
+            .containsPattern("p50: 'source' barrier 40\\.0[0-9]*, acknowledged [0-9.]+; " +
+                "'counter' barrier 50\\.0[0-9]*, acknowledged [0-9.]+; completed [0-9.]+")
             .doesNotContain("gone-before-steady");
     }
 
-    private static io.ringflow.engine.api.SubtaskCheckpointStats stats(final String task, final long startDelayNanos)
+    private static SubtaskCheckpointStats stats(final String task, final long startDelayNanos)
     {
-        return new io.ringflow.engine.api.SubtaskCheckpointStats(task, 1_000, 2_000, 0, startDelayNanos,
+        return new SubtaskCheckpointStats(task, 1_000, 2_000, 0, startDelayNanos,
             startDelayNanos + 5_000, 100, 0, 0, false);
     }
 
-    private static io.ringflow.engine.api.CompletedCheckpoint checkpoint(final long id, final long triggerMillis,
-        final io.ringflow.engine.api.SubtaskCheckpointStats... subtasks)
+    private static CompletedCheckpoint checkpoint(final long id, final long triggerMillis,
+        final SubtaskCheckpointStats... subtasks)
     {
-        return new io.ringflow.engine.api.CompletedCheckpoint(id, triggerMillis, 90_000, java.util.Map.of(),
-            java.util.List.of(subtasks), false);
+        return new CompletedCheckpoint(id, triggerMillis, 90_000, Map.of(),
+            List.of(subtasks), false);
     }
 
     private static String printed(final PageViewCommand.CheckpointDurations durations)

@@ -2,6 +2,7 @@ package io.ringflow.state.checkpoint;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One in-memory checkpoint's private state files by name: a handful (an operator chain's keyed, operator and channel
@@ -23,6 +24,7 @@ final class CheckpointFiles
      */
     synchronized void put(final String name, final InMemoryFile file)
     {
+        Objects.requireNonNull(name, "name");
         final int at = indexOf(name);
         if (at >= 0)
         {

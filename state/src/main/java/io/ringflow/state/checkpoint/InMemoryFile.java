@@ -15,9 +15,10 @@ import java.util.Arrays;
  * Read back whole only on restore ({@link #bytes}, a copy); {@link #recycle} gives the chunks back once the file is
  * dropped.
  *
- * <p>Thread contract: written and finished by one thread; published to readers through a concurrent map after
- * {@link #finish}, and not written after. {@link #bytes}, {@link #recycle} and {@link #corrupt} synchronize on the
- * file, so a read copies every byte before, or finds nothing after, the chunks go back to the pool.
+ * <p>Thread contract: written and finished by one thread; published to readers after {@link #finish} through a
+ * concurrent map (shared files) or a checkpoint's synchronized {@link CheckpointFiles}, and not written after.
+ * {@link #bytes}, {@link #recycle} and {@link #corrupt} synchronize on the file, so a read copies every byte before, or
+ * finds nothing after, the chunks go back to the pool.
  */
 final class InMemoryFile
 {
@@ -70,7 +71,7 @@ final class InMemoryFile
         lastUsed = 0;
     }
 
-    /** The file is complete; its chunks are published by the concurrent map the caller puts it in. */
+    /** The file is complete; its chunks are published by the map or {@link CheckpointFiles} the caller puts it in. */
     void finish()
     {
         // nothing to trim: the last chunk's unused room is bounded by its length (see the class documentation)

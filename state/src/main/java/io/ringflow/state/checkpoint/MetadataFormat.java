@@ -217,7 +217,9 @@ public final class MetadataFormat
                 keys = new String[Math.max(count, keys.length * 2)];
                 sorted[kind] = keys;
             }
+            // forgotten first: a map whose iteration throws leaves no half-written order to be reused
             java.util.Arrays.fill(keys, 0, sortedCount[kind], null);
+            sortedCount[kind] = 0;
             int at = 0;
             for (final String key : map.keySet())
             {
