@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -16,10 +17,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -38,7 +41,10 @@ import java.util.stream.Stream;
  * the fsync of its folder when its metadata is written). Writing the metadata: to {@code _metadata.inprogress},
  * fsync, rename to {@code _metadata}, fsync the folder. A crash leaves either no {@code _metadata} or a complete one.
  * Retention deletes the oldest {@code chk-*} folders beyond the retained count, only after the new one is committed
- * ({@link #prune}, separate from the commit so that the deletions are not part of a checkpoint's duration).
+ * ({@link #prune}, separate from the commit so that the deletions are not part of a checkpoint's duration). Which
+ * folders hold committed checkpoints, and which of those are savepoints, is read from the folders at the first prune
+ * and then kept by this object's own commits and deletions: the directory belongs to one job, whose storage object
+ * is the only writer.
  *
  * <p>Shared files are reference-counted by scanning: after pruning, the metadata of every {@code chk-*} folder left
  * (they are few) says which shared files are still referenced; every other file in {@code shared/} is deleted unless
@@ -64,6 +70,13 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     private final Path sharedDirectory;
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
     private final Map<String, Long> pendingShared = new HashMap<>();
+    /**
+     * The committed checkpoints in the directory, by id: whether each is a savepoint. Read from the folders (listing
+     * them, reading each metadata) at the first prune, then kept by this object's commits and deletions, so a prune
+     * neither lists the directory nor reads a metadata file again. Null until then, and after {@link #discardAll}.
+     * Under this object's lock.
+     */
+    private TreeMap<Long, Boolean> committed;
 
     /**
      * @param directory where checkpoints go; created if missing.
@@ -106,7 +119,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         final Path temp = folder.resolve(name + ".inprogress");
         try
         {
-            Files.createDirectories(folder);
+            createFolder(folder);
             return new FileStateOutput(name, false, temp, folder.resolve(name));
         }
         catch (final IOException ex)
@@ -363,7 +376,7 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     public synchronized void commit(final CheckpointMetadata metadata) throws IOException
     {
         final Path folder = directory.resolve(PREFIX + metadata.checkpointId());
-        Files.createDirectories(folder);
+        createFolder(folder);
         final Path temp = folder.resolve(METADATA + ".inprogress");
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING))
@@ -377,7 +390,14 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         }
         Files.move(temp, folder.resolve(METADATA), StandardCopyOption.ATOMIC_MOVE);
         fsyncDirectory(folder);
-        pendingShared.values().removeIf(id -> id == metadata.checkpointId());
+        if (committed != null)
+        {
+            committed.put(metadata.checkpointId(), metadata.savepoint());
+        }
+        if (!pendingShared.isEmpty())
+        {
+            pendingShared.values().removeIf(id -> id == metadata.checkpointId());
+        }
     }
 
     /**
@@ -392,20 +412,28 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         // caller would take a stored checkpoint for a failed one)
         try
         {
-            final List<Long> committed = new ArrayList<>();
-            for (final long id : checkpointIds())
+            final TreeMap<Long, Boolean> stored = committedCheckpoints();
+            // the regular checkpoints older than the newest, which counts as one of the retained
+            int regular = 0;
+            for (final Map.Entry<Long, Boolean> entry : stored.headMap(newest, false).entrySet())
             {
-                if (id < newest && isCommittedCheckpoint(id))
-                {
-                    committed.add(id);
-                }
+                regular += entry.getValue() ? 0 : 1;
             }
-            // the newest checkpoint counts as one of the retained
-            for (int i = 0; i < committed.size() - (Math.max(1, retained) - 1); i++)
+            int toDelete = regular - (Math.max(1, retained) - 1);
+            for (final Iterator<Map.Entry<Long, Boolean>> it = stored.headMap(newest, false).entrySet().iterator();
+                toDelete > 0 && it.hasNext();)
             {
-                if (!pinned.contains(committed.get(i)))
+                final Map.Entry<Long, Boolean> entry = it.next();
+                if (entry.getValue())
                 {
-                    deleteRecursively(directory.resolve(PREFIX + committed.get(i)));
+                    // a savepoint is never pruned
+                    continue;
+                }
+                toDelete--;
+                if (!pinned.contains(entry.getKey()))
+                {
+                    deleteFolder(directory.resolve(PREFIX + entry.getKey()));
+                    it.remove();
                 }
             }
             collectSharedGarbage();
@@ -491,22 +519,37 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
     }
 
     /** @return whether the folder holds a committed checkpoint that is not a savepoint; savepoints are never pruned. */
-    private boolean isCommittedCheckpoint(final long id)
+    /**
+     * @return the committed checkpoints, read from the folders the first time (a folder whose metadata is missing,
+     *     a newer pending checkpoint, or cannot be read, a corrupt one, is not ours to prune and is left out).
+     * @throws IOException when the directory cannot be listed.
+     */
+    private TreeMap<Long, Boolean> committedCheckpoints() throws IOException
     {
-        try
+        if (committed == null)
         {
-            return !load(id).savepoint();
+            final TreeMap<Long, Boolean> found = new TreeMap<>();
+            for (final long id : checkpointIds())
+            {
+                try
+                {
+                    found.put(id, load(id).savepoint());
+                }
+                catch (final IOException | CorruptCheckpointException ex)
+                {
+                    // not committed, or corrupt: never pruned
+                }
+            }
+            committed = found;
         }
-        catch (final IOException | CorruptCheckpointException ex)
-        {
-            // a folder still being written (a newer pending checkpoint) or a corrupt one: not ours to prune here
-            return false;
-        }
+        return committed;
     }
 
     @Override
     public synchronized void discardAll() throws IOException
     {
+        // read from the folders again at the next prune
+        committed = null;
         for (final long id : checkpointIds())
         {
             final boolean savepoint;
@@ -587,6 +630,18 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         return metadata;
     }
 
+    /**
+     * Creates a checkpoint's folder unless it exists: {@link Files#createDirectories} builds and drops an exception
+     * when it does, which is every call but a checkpoint's first.
+     */
+    private static void createFolder(final Path folder) throws IOException
+    {
+        if (!Files.isDirectory(folder))
+        {
+            Files.createDirectories(folder);
+        }
+    }
+
     private static void fsyncDirectory(final Path folder)
     {
         try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ))
@@ -608,5 +663,33 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
                 Files.deleteIfExists(path);
             }
         }
+    }
+
+    /**
+     * Deletes a checkpoint's folder: its files (a folder inside it, which the engine never makes, recursively), then
+     * the folder. One listing, no walk or sort: retention does this at every checkpoint. A folder already gone is
+     * no error.
+     */
+    private static void deleteFolder(final Path folder) throws IOException
+    {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(folder))
+        {
+            for (final Path file : files)
+            {
+                try
+                {
+                    Files.deleteIfExists(file);
+                }
+                catch (final DirectoryNotEmptyException nested)
+                {
+                    deleteRecursively(file);
+                }
+            }
+        }
+        catch (final NoSuchFileException gone)
+        {
+            return;
+        }
+        Files.deleteIfExists(folder);
     }
 }

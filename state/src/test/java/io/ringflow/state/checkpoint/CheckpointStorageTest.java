@@ -187,4 +187,56 @@ class CheckpointStorageTest
         assertThat(storage.load(2)).isEqualTo(savepoint);
         assertThat(storage.load(6)).isEqualTo(metadata(6));
     }
+    /**
+     * Retention in a directory reads the folders once (a new storage object finds a previous run's checkpoints), then
+     * counts its own commits; a folder deleted by hand, or holding a folder of its own, stops nothing, and after
+     * discarding everything the count starts again.
+     */
+    @Test
+    void directoryRetentionFindsEarlierCheckpointsOnceThenKeepsItsOwnCount(@TempDir final Path dir) throws IOException
+    {
+        final Path folder = dir.resolve("checkpoints");
+        final DirectoryCheckpointStorage first = new DirectoryCheckpointStorage(folder);
+        for (long id = 1; id <= 3; id++)
+        {
+            first.store(metadata(id), 2);
+        }
+        assertThat(first.checkpointIds()).containsExactly(2L, 3L);
+
+        // a new object on the same folder, as after a restart of the JVM
+        final DirectoryCheckpointStorage storage = new DirectoryCheckpointStorage(folder);
+        storage.store(metadata(4), 2);
+        assertThat(storage.checkpointIds()).as("found by reading the folders").containsExactly(3L, 4L);
+
+        deleteByHand(folder.resolve("chk-3"));
+        Files.createDirectories(folder.resolve("chk-4").resolve("nested"));
+        Files.write(folder.resolve("chk-4").resolve("nested").resolve("file"), new byte[] {1});
+        for (long id = 5; id <= 7; id++)
+        {
+            storage.store(metadata(id), 2);
+        }
+        assertThat(storage.checkpointIds()).as("the folder deleted by hand and the nested one stop nothing")
+            .containsExactly(6L, 7L);
+        assertThat(folder.resolve("chk-4")).doesNotExist();
+
+        storage.discardAll();
+        for (long id = 8; id <= 10; id++)
+        {
+            storage.store(metadata(id), 1);
+        }
+        assertThat(storage.checkpointIds()).containsExactly(10L);
+        assertThat(storage.load(10)).isEqualTo(metadata(10));
+    }
+
+    private static void deleteByHand(final Path checkpoint) throws IOException
+    {
+        try (java.util.stream.Stream<Path> files = Files.list(checkpoint))
+        {
+            for (final Path file : (Iterable<Path>)files::iterator)
+            {
+                Files.delete(file);
+            }
+        }
+        Files.delete(checkpoint);
+    }
 }
