@@ -353,7 +353,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
     {
         synchronized (lock)
         {
-            final PendingCheckpoint p = pending.get(checkpointId);
+            final PendingCheckpoint p = pendingLocked(checkpointId);
             if (p == null || p.committing)
             {
                 return false;
@@ -438,7 +438,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
         final Runnable commit;
         synchronized (lock)
         {
-            final PendingCheckpoint p = pending.get(ack.checkpointId());
+            final PendingCheckpoint p = pendingLocked(ack.checkpointId());
             if (p == null || p.committing)
             {
                 return;
@@ -682,7 +682,9 @@ public final class CheckpointCoordinator implements CheckpointGateway
             // retention drop the last checkpoint a restart would fall back to; a mutable set is built only when
             // pending incremental checkpoints add their bases
             Set<Long> pinned = null;
-            for (final PendingCheckpoint other : pending.values())
+            // only incremental checkpoints have bases (registerLocked): otherwise no walk of the pending ones
+            final boolean incremental = config != null && config.incremental();
+            for (final PendingCheckpoint other : incremental ? pending.values() : List.<PendingCheckpoint>of())
             {
                 if (other.incrementalBase != null)
                 {
@@ -896,6 +898,11 @@ public final class CheckpointCoordinator implements CheckpointGateway
         synchronized (lock)
         {
             final long now = System.nanoTime();
+            if (pending.isEmpty() || now - pending.get(pending.firstKey()).triggerNanos <= config.timeout().toNanos())
+            {
+                // ids follow trigger times: when the oldest is not overdue, none is (and no iterator is built)
+                return;
+            }
             for (final PendingCheckpoint p : pending.values())
             {
                 if (!p.committing && now - p.triggerNanos > config.timeout().toNanos())
@@ -912,6 +919,23 @@ public final class CheckpointCoordinator implements CheckpointGateway
         {
             failed(expired, CheckpointException.Reason.EXPIRED, "expired after " + config.timeout(), true);
         }
+    }
+
+    /**
+     * @return the pending checkpoint of that id, or null. The newest, the usual one, is found by its own key: no id
+     *     is boxed for the look-up (acknowledgements and writes ask for it on task threads). Caller holds the lock.
+     */
+    private PendingCheckpoint pendingLocked(final long id)
+    {
+        if (!pending.isEmpty())
+        {
+            final Long newest = pending.lastKey();
+            if (newest == id)
+            {
+                return pending.get(newest);
+            }
+        }
+        return pending.get(id);
     }
 
     /** A newer barrier would overtake a savepoint's at sources that have not injected it yet: wait for it. */

@@ -33,7 +33,8 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private final ConcurrentSkipListMap<Long, byte[]> metadataFiles = new ConcurrentSkipListMap<>();
     /** Per checkpoint, its state files by name, committed or pending. */
     private final Map<Long, CheckpointFiles> stateFiles = new ConcurrentHashMap<>();
-    private final Map<Long, Boolean> savepoints = new ConcurrentHashMap<>();
+    /** The ids of the stored savepoints (a regular checkpoint adds nothing here). */
+    private final Set<Long> savepoints = ConcurrentHashMap.newKeySet();
     /** The shared area: complete shared files by name. */
     private final Map<String, InMemoryFile> sharedFiles = new ConcurrentHashMap<>();
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
@@ -182,7 +183,10 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     {
         final Long id = metadata.checkpointId();
         metadataFiles.put(id, MetadataFormat.encode(metadata));
-        savepoints.put(id, metadata.savepoint());
+        if (metadata.savepoint())
+        {
+            savepoints.add(id);
+        }
         if (!pendingShared.isEmpty())
         {
             pendingShared.values().removeIf(owner -> owner.longValue() == id.longValue());
@@ -219,7 +223,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         int keep = Math.max(1, retained) - 1;
         for (Long id = metadataFiles.lowerKey(newest); id != null; id = metadataFiles.lowerKey(id))
         {
-            if (Boolean.TRUE.equals(savepoints.get(id)))
+            if (savepoints.contains(id))
             {
                 continue;
             }
@@ -277,7 +281,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     {
         for (final Long id : new ArrayList<>(metadataFiles.keySet()))
         {
-            if (!savepoints.getOrDefault(id, false))
+            if (!savepoints.contains(id))
             {
                 drop(id, new ArrayList<>());
             }

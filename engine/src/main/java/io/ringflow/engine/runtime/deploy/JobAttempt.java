@@ -506,9 +506,10 @@ public final class JobAttempt implements CheckpointedJob, TaskHost
 
     private void unparkAll()
     {
-        for (final Thread thread : threads)
+        // indexed: this runs at every checkpoint's notification, and an iterator would be garbage
+        for (int i = 0; i < threads.size(); i++)
         {
-            LockSupport.unpark(thread);
+            LockSupport.unpark(threads.get(i));
         }
     }
 
