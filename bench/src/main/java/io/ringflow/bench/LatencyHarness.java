@@ -138,6 +138,20 @@ public final class LatencyHarness
     /** Latencies above this are recorded as this (and counted); 10 minutes. */
     static final long MAX_RECORDABLE_NANOS = TimeUnit.MINUTES.toNanos(10);
     private static final int SIGNIFICANT_DIGITS = 3;
+    /** {@link #phaseOf}: before the window (the warm-up), in it, after it. */
+    static final int WARM_UP = 0;
+    static final int WINDOW = 1;
+    static final int PAST = 2;
+
+    /**
+     * @return {@link #WARM_UP}, {@link #WINDOW} or {@link #PAST} for a time against the window {@code [start, end)},
+     *     computed without a branch: the sinks call it for every record, and a branch first taken when the window
+     *     opens would deoptimize the record loop it is inlined into.
+     */
+    static int phaseOf(final long time, final long start, final long end)
+    {
+        return (int)((start - 1 - time) >>> 63) + (int)((end - 1 - time) >>> 63);
+    }
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final double[] PERCENTILES = {50, 90, 99, 99.9, 99.99};
     private static final int FLOOR_RING_SIZE = 1024;
@@ -699,6 +713,9 @@ public final class LatencyHarness
         /** The due time past which the sink next pauses; MAX_VALUE without pauses. */
         private long nextStallDue = Long.MAX_VALUE;
         final Histogram histogram = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        /** By {@link #phaseOf}: the warm-up's and the after-window's latencies are recorded too, and dropped. */
+        private final Histogram[] byPhase = {new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS), histogram,
+            new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS)};
         private final long[] lastCount;
         private long windowStart = Long.MAX_VALUE;
         private long windowEnd = Long.MAX_VALUE;
@@ -763,28 +780,23 @@ public final class LatencyHarness
             lastCount[app] = count;
             received++;
 
-            if (due >= windowStart)
+            // every record takes the same path, warm-up or window: its phase picks the histogram, and no branch is
+            // first taken when the window opens (C2 compiles a branch never taken as a trap, and this method,
+            // inlined into the task's loop, would run deoptimized, interpreted and allocating, as the window began)
+            final int phase = phaseOf(due, windowStart, windowEnd);
+            long latency = now - due;
+            if (latency > MAX_RECORDABLE_NANOS)
             {
-                if (due < windowEnd)
-                {
-                    long latency = now - due;
-                    if (latency > MAX_RECORDABLE_NANOS)
-                    {
-                        latency = MAX_RECORDABLE_NANOS;
-                        clamped++;
-                    }
-                    histogram.recordValue(Math.max(0, latency));
-                }
-                else if (!pastWindow)
-                {
-                    pastWindow = true;
-                    sink.markWindowDelivered();
-                }
+                latency = MAX_RECORDABLE_NANOS;
+                clamped += phase & 1;
             }
-            if (now >= windowStart && now < windowEnd)
+            byPhase[phase].recordValue(Math.max(0, latency));
+            if (phase == PAST && !pastWindow)
             {
-                receivedInWindow++;
+                pastWindow = true;
+                sink.markWindowDelivered();
             }
+            receivedInWindow += phaseOf(now, windowStart, windowEnd) & 1;
         }
 
         long finalCountSum()
@@ -925,6 +937,9 @@ public final class LatencyHarness
         private final long windowEnd;
         private final int cpu;
         final Histogram histogram = new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS);
+        /** By {@link #phaseOf}: the warm-up's and the after-window's latencies are recorded too, and dropped. */
+        private final Histogram[] byPhase = {new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS), histogram,
+            new Histogram(1, MAX_RECORDABLE_NANOS, SIGNIFICANT_DIGITS)};
         long received;
         long anomalies;
         long receivedInWindow;
@@ -971,20 +986,16 @@ public final class LatencyHarness
                             anomalies++;
                         }
                         received++;
-                        if (due >= windowStart && due < windowEnd)
+                        // the same path in every phase, as in the Ringflow sink's writer
+                        final int phase = phaseOf(due, windowStart, windowEnd);
+                        long latency = now - due;
+                        if (latency > MAX_RECORDABLE_NANOS)
                         {
-                            long latency = now - due;
-                            if (latency > MAX_RECORDABLE_NANOS)
-                            {
-                                latency = MAX_RECORDABLE_NANOS;
-                                clamped++;
-                            }
-                            histogram.recordValue(Math.max(0, latency));
+                            latency = MAX_RECORDABLE_NANOS;
+                            clamped += phase & 1;
                         }
-                        if (now >= windowStart && now < windowEnd)
-                        {
-                            receivedInWindow++;
-                        }
+                        byPhase[phase].recordValue(Math.max(0, latency));
+                        receivedInWindow += phaseOf(now, windowStart, windowEnd) & 1;
                     }
                     next = available + 1;
                     ring.release(available);
