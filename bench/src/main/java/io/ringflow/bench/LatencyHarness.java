@@ -70,8 +70,8 @@ import java.util.concurrent.locks.LockSupport;
  * producer thread that spins until each record is due and publishes it, catching up at once if late. Records due in
  * the first {@code --warmup-seconds} after the first record are recorded into a histogram of their own, which is
  * dropped; records due in the following {@code --seconds} are the result (the same code path in both, so that the
- * window's opening does not deoptimize the record loop). Percentiles are printed in microseconds, with the achieved rate: records that reached the
- * sink during the measurement window, divided by its length.
+ * window's opening does not deoptimize the record loop). Percentiles are printed in microseconds, with the achieved
+ * rate: records that reached the sink during the measurement window, divided by its length.
  *
  * <p><b>What is checked</b> (the run prints {@code [FAIL]} and exits with status 1 if a check fails):
  * <ul>
@@ -152,6 +152,27 @@ public final class LatencyHarness
     static int phaseOf(final long time, final long start, final long end)
     {
         return (int)((start - 1 - time) >>> 63) + (int)((end - 1 - time) >>> 63);
+    }
+
+    /**
+     * Records {@code now - due}, at most {@link #MAX_RECORDABLE_NANOS}, into the histogram of the record's phase.
+     *
+     * @param byPhase the histograms, indexed by {@link #phaseOf}.
+     * @return 1 when a latency of the window was clamped, else 0.
+     */
+    static int recordLatency(final Histogram[] byPhase, final long now, final long due, final long windowStart,
+        final long windowEnd)
+    {
+        final int phase = phaseOf(due, windowStart, windowEnd);
+        long latency = now - due;
+        int clamped = 0;
+        if (latency > MAX_RECORDABLE_NANOS)
+        {
+            latency = MAX_RECORDABLE_NANOS;
+            clamped = phase & 1;
+        }
+        byPhase[phase].recordValue(Math.max(0, latency));
+        return clamped;
     }
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final double[] PERCENTILES = {50, 90, 99, 99.9, 99.99};
@@ -781,18 +802,11 @@ public final class LatencyHarness
             lastCount[app] = count;
             received++;
 
-            // every record takes the same path, warm-up or window: its phase picks the histogram, and no branch is
-            // first taken when the window opens (C2 compiles a branch never taken as a trap, and this method,
-            // inlined into the task's loop, would run deoptimized, interpreted and allocating, as the window began)
-            final int phase = phaseOf(due, windowStart, windowEnd);
-            long latency = now - due;
-            if (latency > MAX_RECORDABLE_NANOS)
-            {
-                latency = MAX_RECORDABLE_NANOS;
-                clamped += phase & 1;
-            }
-            byPhase[phase].recordValue(Math.max(0, latency));
-            if (phase == PAST && !pastWindow)
+            // every record takes the same path, warm-up or window: no branch is first taken when the window opens
+            // (C2 compiles a branch never taken as a trap, and this method, inlined into the task's loop, would run
+            // deoptimized, interpreted and allocating, as the window began)
+            clamped += recordLatency(byPhase, now, due, windowStart, windowEnd);
+            if (!pastWindow && phaseOf(due, windowStart, windowEnd) == PAST)
             {
                 pastWindow = true;
                 sink.markWindowDelivered();
@@ -988,14 +1002,7 @@ public final class LatencyHarness
                         }
                         received++;
                         // the same path in every phase, as in the Ringflow sink's writer
-                        final int phase = phaseOf(due, windowStart, windowEnd);
-                        long latency = now - due;
-                        if (latency > MAX_RECORDABLE_NANOS)
-                        {
-                            latency = MAX_RECORDABLE_NANOS;
-                            clamped += phase & 1;
-                        }
-                        byPhase[phase].recordValue(Math.max(0, latency));
+                        clamped += recordLatency(byPhase, now, due, windowStart, windowEnd);
                         receivedInWindow += phaseOf(now, windowStart, windowEnd) & 1;
                     }
                     next = available + 1;

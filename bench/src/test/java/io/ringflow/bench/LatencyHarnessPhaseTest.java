@@ -30,4 +30,27 @@ class LatencyHarnessPhaseTest
             assertThat(LatencyHarness.phaseOf(end, start, end)).isEqualTo(LatencyHarness.PAST);
         }
     }
+    @Test
+    void eachLatencyGoesToItsPhasesHistogramAndOnlyTheWindowsClampsCount()
+    {
+        final org.HdrHistogram.Histogram[] byPhase = new org.HdrHistogram.Histogram[3];
+        for (int phase = 0; phase < byPhase.length; phase++)
+        {
+            byPhase[phase] = new org.HdrHistogram.Histogram(1, LatencyHarness.MAX_RECORDABLE_NANOS, 3);
+        }
+        final long start = -5_000;
+        final long end = 5_000;
+        assertThat(LatencyHarness.recordLatency(byPhase, -4_000, -6_000, start, end)).isZero();
+        assertThat(LatencyHarness.recordLatency(byPhase, 1_000, 0, start, end)).isZero();
+        assertThat(LatencyHarness.recordLatency(byPhase, 4_999 + LatencyHarness.MAX_RECORDABLE_NANOS + 1, 4_999, start,
+            end)).as("a window latency clamped").isOne();
+        assertThat(LatencyHarness.recordLatency(byPhase, -6_000 + LatencyHarness.MAX_RECORDABLE_NANOS + 1, -6_000,
+            start, end)).as("a warm-up latency clamped is not counted").isZero();
+        assertThat(LatencyHarness.recordLatency(byPhase, 6_000, 5_000, start, end)).isZero();
+
+        assertThat(byPhase[LatencyHarness.WARM_UP].getTotalCount()).isEqualTo(2);
+        assertThat(byPhase[LatencyHarness.WINDOW].getTotalCount()).isEqualTo(2);
+        assertThat(byPhase[LatencyHarness.WINDOW].getMinValue()).isBetween(999L, 1_001L);
+        assertThat(byPhase[LatencyHarness.PAST].getTotalCount()).isEqualTo(1);
+    }
 }
