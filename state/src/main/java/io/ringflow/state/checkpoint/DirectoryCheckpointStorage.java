@@ -518,7 +518,6 @@ public final class DirectoryCheckpointStorage implements CheckpointStorage
         return referenced;
     }
 
-    /** @return whether the folder holds a committed checkpoint that is not a savepoint; savepoints are never pruned. */
     /**
      * @return the committed checkpoints, read from the folders the first time (a folder whose metadata is missing,
      *     a newer pending checkpoint, or cannot be read, a corrupt one, is not ours to prune and is left out).
