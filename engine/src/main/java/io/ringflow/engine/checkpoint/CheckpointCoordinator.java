@@ -681,29 +681,31 @@ public final class CheckpointCoordinator implements CheckpointGateway
             // the latest regular checkpoint is pinned whatever the mode, so a savepoint committed after it never lets
             // retention drop the last checkpoint a restart would fall back to; a mutable set is built only when
             // pending incremental checkpoints add their bases
-            Set<Long> pinned = null;
+            Set<Long> kept = null;
             // only incremental checkpoints have bases (registerLocked): otherwise no walk of the pending ones
-            final boolean incremental = config != null && config.incremental();
-            for (final PendingCheckpoint other : incremental ? pending.values() : List.<PendingCheckpoint>of())
+            if (config != null && config.incremental())
             {
-                if (other.incrementalBase != null)
+                for (final PendingCheckpoint other : pending.values())
                 {
-                    if (pinned == null)
+                    if (other.incrementalBase != null)
                     {
-                        pinned = new HashSet<>();
+                        if (kept == null)
+                        {
+                            kept = new HashSet<>();
+                        }
+                        kept.add(other.incrementalBase.checkpointId());
                     }
-                    pinned.add(other.incrementalBase.checkpointId());
                 }
             }
-            if (pinned == null)
+            if (kept == null)
             {
                 return latestBase == null ? Set.of() : Set.of(latestBase.checkpointId());
             }
             if (latestBase != null)
             {
-                pinned.add(latestBase.checkpointId());
+                kept.add(latestBase.checkpointId());
             }
-            return pinned;
+            return kept;
         }
     }
 
