@@ -106,15 +106,26 @@ public record CompletedCheckpoint(
      */
     public String summary()
     {
-        final StringBuilder line = new StringBuilder(160)
-            .append(savepoint ? "savepoint " : "checkpoint ").append(checkpointId)
+        return appendSummary(new StringBuilder(160)).toString();
+    }
+
+    /**
+     * Appends {@link #summary()} to {@code line}, for a monitor that reuses one builder: it then allocates nothing
+     * (unless the builder must grow).
+     *
+     * @param line where to append.
+     * @return {@code line}.
+     */
+    public StringBuilder appendSummary(final StringBuilder line)
+    {
+        line.append(savepoint ? "savepoint " : "checkpoint ").append(checkpointId)
             .append(unaligned() ? " unaligned: " : " aligned: ");
         appendMicros(line, durationNanos).append(" us end to end, max sync ");
         appendMicros(line, maxSyncNanos()).append(" us, max async ");
         appendMicros(line, maxAsyncNanos()).append(" us, max alignment ");
         appendMicros(line, maxAlignmentNanos()).append(" us, state ").append(stateSizeBytes())
             .append(" B, in-flight ").append(inFlightBytes()).append(" B, ").append(subtasks.size()).append(" tasks");
-        return line.toString();
+        return line;
     }
 
     /** Appends {@code nanos} in microseconds with one decimal, rounded half up, a minus sign kept on -0.0. */

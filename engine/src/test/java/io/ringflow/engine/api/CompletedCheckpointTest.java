@@ -16,6 +16,7 @@ class CompletedCheckpointTest
     void theSummaryReadsAsTheFormatItReplacedForAnyDurations()
     {
         final SplittableRandom random = new SplittableRandom(20261206L);
+        final StringBuilder reused = new StringBuilder();
         final long[] edges = {0, 1, 49, 50, 51, 99, 100, 149, 150, 951, 999_949, 999_950, 1_234_550, 1_250, 1_150, -1,
             -49, -50, -51, -150};
         for (int i = 0; i < 20_000; i++)
@@ -38,6 +39,10 @@ class CompletedCheckpointTest
                 savepoint ? "savepoint" : "checkpoint", checkpoint.checkpointId(), unaligned ? "unaligned" : "aligned",
                 nanos[0] / 1e3, Math.max(nanos[1], -1) / 1e3, Math.max(nanos[2], -1) / 1e3,
                 Math.max(nanos[3], -1) / 1e3, 100 + i, 7L * i, 2));
+            // appended to a builder a monitor reuses: the same text after what it already holds
+            reused.setLength(0);
+            assertThat(checkpoint.appendSummary(reused.append("  ")).toString())
+                .isEqualTo("  " + checkpoint.summary());
         }
     }
 }

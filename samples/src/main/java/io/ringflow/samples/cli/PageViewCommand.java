@@ -525,6 +525,7 @@ public final class PageViewCommand implements Callable<Integer>
             "p50 " + us, "p99 " + us, "p99.9 " + us);
         out.flush();
 
+        final ReportLine line = new ReportLine();
         final Histogram interval = new Histogram(3);
         final Histogram overall = new Histogram(3);
         final Histogram steady = new Histogram(3);
@@ -602,18 +603,21 @@ public final class PageViewCommand implements Callable<Integer>
                         checkpointDurations == null ? 0 : checkpointDurations.completed());
                 }
             }
-            out.printf(Locale.ROOT, "%8.1f s %,14d %,16d %s %s %s%n", (now - start) / 1e9,
-                Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)), total,
-                micros(interval, 50.0), micros(interval, 99.0), micros(interval, 99.9));
-            final List<CompletedCheckpoint> checkpoints = handle.completedCheckpoints();
-            if (!checkpoints.isEmpty())
+            // as "%8.1f s %,14d %,16d %10.1f %10.1f %10.1f%n" would print it, without the formatter's garbage
+            final StringBuilder second = line.start();
+            ReportLine.appendTenths(second, 8, now - start, SECOND).append(" s ");
+            ReportLine.appendGrouped(second, 14, Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)));
+            ReportLine.appendGrouped(second.append(' '), 16, total);
+            appendMicros(second.append(' '), interval, 50.0);
+            appendMicros(second.append(' '), interval, 99.0);
+            appendMicros(second.append(' '), interval, 99.9);
+            line.printTo(out);
+            final CompletedCheckpoint newest = checkpointDurations == null ? null : checkpointDurations.newest();
+            if (newest != null && newest.checkpointId() != lastCheckpointShown)
             {
-                final CompletedCheckpoint newest = checkpoints.get(checkpoints.size() - 1);
-                if (newest.checkpointId() != lastCheckpointShown)
-                {
-                    out.printf(Locale.ROOT, "           %s%n", newest.summary());
-                    lastCheckpointShown = newest.checkpointId();
-                }
+                newest.appendSummary(line.start().append("           "));
+                line.printTo(out);
+                lastCheckpointShown = newest.checkpointId();
             }
             out.flush();
             lastTick = now;
@@ -827,6 +831,17 @@ public final class PageViewCommand implements Callable<Integer>
         out.flush();
     }
 
+    /** Appends {@link #micros}' text without a format. */
+    private static void appendMicros(final StringBuilder line, final Histogram histogram, final double percentile)
+    {
+        if (histogram.getTotalCount() == 0)
+        {
+            ReportLine.appendDash(line, 10);
+            return;
+        }
+        ReportLine.appendTenths(line, 10, histogram.getValueAtPercentile(percentile), 1_000);
+    }
+
     private static String micros(final Histogram histogram, final double percentile)
     {
         if (histogram.getTotalCount() == 0)
@@ -872,8 +887,16 @@ public final class PageViewCommand implements Callable<Integer>
         /** Per task, first seen first: when the barrier reached it and when it acknowledged, after the trigger. */
         private final Map<String, Histogram[]> phases = new LinkedHashMap<>();
 
+        /** The newest checkpoint completed, warm-up or not; null before the first. */
+        private volatile CompletedCheckpoint newest;
+
         synchronized void record(final CompletedCheckpoint checkpoint)
         {
+            final CompletedCheckpoint shown = newest;
+            if (shown == null || checkpoint.checkpointId() > shown.checkpointId())
+            {
+                newest = checkpoint;
+            }
             // indexed: this listener runs on a task thread at every checkpoint, and an iterator would be garbage
             final List<SubtaskCheckpointStats> tasks = checkpoint.subtasks();
             for (int i = 0; i < tasks.size(); i++)
@@ -900,6 +923,12 @@ public final class PageViewCommand implements Callable<Integer>
                 histograms[0].recordValue(Math.min(HIGHEST_NANOS, task.startDelayNanos()));
                 histograms[1].recordValue(Math.min(HIGHEST_NANOS, Math.max(0, task.acknowledgedAfterNanos())));
             }
+        }
+
+        /** @return the newest checkpoint completed so far, warm-up or not; null before the first. */
+        CompletedCheckpoint newest()
+        {
+            return newest;
         }
 
         /** @return the checkpoints recorded so far. */
