@@ -59,6 +59,12 @@ final class CheckpointCommitter
         where(commit, false);
     }
 
+    /** @return whether {@link #run} runs its work on the calling thread: the storage is in memory. */
+    boolean runsOnCaller()
+    {
+        return !storage.isDurable();
+    }
+
     /**
      * Runs {@code work} here for in-memory storage, else on the I/O thread, after what was handed over before it.
      *
@@ -67,7 +73,7 @@ final class CheckpointCommitter
      */
     private void where(final Runnable work, final boolean hereWhenStopping)
     {
-        if (!storage.isDurable())
+        if (runsOnCaller())
         {
             work.run();
             return;

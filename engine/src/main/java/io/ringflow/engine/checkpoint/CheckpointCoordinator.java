@@ -81,6 +81,8 @@ public final class CheckpointCoordinator implements CheckpointGateway
     /** What retention must keep, asked by each prune: built once. */
     private final Supplier<Set<Long>> pinned = this::pinnedCheckpoints;
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
+    /** The working arrays every checkpoint's metadata is gathered in. Under {@link #lock}. */
+    private final PendingCheckpoint.Scratch metadataScratch = new PendingCheckpoint.Scratch();
     private final ArrayDeque<CompletedCheckpoint> completed = new ArrayDeque<>();
     /** Checkpoints and savepoints completed by this coordinator, retained or not; guarded by the lock. */
     private long completions;
@@ -435,20 +437,30 @@ public final class CheckpointCoordinator implements CheckpointGateway
     public void acknowledge(final CheckpointParticipant task, final TaskAcknowledgement ack)
     {
         final long now = System.nanoTime();
-        final Runnable commit;
+        final PendingCheckpoint p;
+        final CheckpointMetadata metadata;
         synchronized (lock)
         {
-            final PendingCheckpoint p = pendingLocked(ack.checkpointId());
+            p = pendingLocked(ack.checkpointId());
             if (p == null || p.committing)
             {
                 return;
             }
             p.acknowledge(task.index(), ack, now);
-            commit = commitIfCompleteLocked(p);
+            metadata = completeLocked(p);
         }
-        if (commit != null)
+        if (metadata == null)
         {
-            committer.run(commit);
+            return;
+        }
+        if (committer.runsOnCaller())
+        {
+            // what committer.run would do, without building the closure
+            commit(p, metadata);
+        }
+        else
+        {
+            committer.run(() -> commit(p, metadata));
         }
     }
 
@@ -505,26 +517,28 @@ public final class CheckpointCoordinator implements CheckpointGateway
             finishedPositions[task.index()] = position;
             for (final PendingCheckpoint p : new ArrayList<>(pending.values()))
             {
-                final Runnable commit = commitIfCompleteLocked(p);
-                if (commit != null)
+                final CheckpointMetadata metadata = completeLocked(p);
+                if (metadata != null)
                 {
-                    commits.add(commit);
+                    commits.add(() -> commit(p, metadata));
                 }
             }
         }
         commits.forEach(committer::run);
     }
 
-    /** @return the commit of {@code p} when every task acknowledged or finished, to run outside the lock; or null. */
-    private Runnable commitIfCompleteLocked(final PendingCheckpoint p)
+    /**
+     * @return when every task acknowledged or finished, the metadata of {@code p} to commit outside the lock ({@code p}
+     *     is then committing); else null.
+     */
+    private CheckpointMetadata completeLocked(final PendingCheckpoint p)
     {
         if (p.committing || !p.isComplete(finished))
         {
             return null;
         }
         p.committing = true;
-        final CheckpointMetadata metadata = p.metadata(tasks, finishedPositions);
-        return () -> commit(p, metadata);
+        return p.metadata(tasks, finishedPositions, metadataScratch);
     }
 
     private void commit(final PendingCheckpoint p, final CheckpointMetadata metadata)
@@ -943,6 +957,11 @@ public final class CheckpointCoordinator implements CheckpointGateway
     /** A newer barrier would overtake a savepoint's at sources that have not injected it yet: wait for it. */
     private boolean savepointPendingLocked()
     {
+        if (pending.isEmpty())
+        {
+            // the usual trigger: the previous checkpoint completed, and no iterator is needed to know
+            return false;
+        }
         for (final PendingCheckpoint p : pending.values())
         {
             if (p.savepoint)

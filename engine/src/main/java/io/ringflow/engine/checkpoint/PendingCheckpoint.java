@@ -109,12 +109,14 @@ final class PendingCheckpoint
     /**
      * @param tasks             the job's tasks, by index.
      * @param finishedPositions per finished source task, the position after its last record.
+     * @param scratch           the coordinator's working arrays, used under its lock.
      * @return the metadata to commit.
      */
-    CheckpointMetadata metadata(final List<CheckpointParticipant> tasks, final long[] finishedPositions)
+    CheckpointMetadata metadata(final List<CheckpointParticipant> tasks, final long[] finishedPositions,
+        final Scratch scratch)
     {
-        return new CheckpointMetadata(id, triggerMillis, savepoint, positions(tasks, finishedPositions),
-            operatorStates());
+        return new CheckpointMetadata(id, triggerMillis, savepoint, positions(tasks, finishedPositions, scratch),
+            operatorStates(scratch));
     }
 
     /**
@@ -151,58 +153,75 @@ final class PendingCheckpoint
     }
 
     /**
-     * Gathers every operator subtask's state files; operators with no state at all are left out. Built in arrays and
-     * handed over as an immutable map ({@link CheckpointMetadata} keeps it as it is): this runs once per checkpoint
-     * on the last acknowledging thread, usually a task thread, where the code is cold for the job's first minutes.
+     * Gathers every operator subtask's state files; operators with no state at all are left out. Gathered in the
+     * coordinator's working arrays and handed over as an immutable map ({@link CheckpointMetadata} keeps it as it
+     * is): this runs once per checkpoint on the last acknowledging thread, usually a task thread, where what it
+     * allocates is the metadata itself and nothing around it.
      */
-    private Map<String, OperatorState> operatorStates()
+    private Map<String, OperatorState> operatorStates(final Scratch scratch)
     {
         int count = 0;
-        String[] uids = new String[4];
-        SubtaskState[][] bySubtask = new SubtaskState[4][];
-        int[] maxParallelism = new int[4];
-        for (final TaskAcknowledgement ack : acks)
+        try
         {
-            if (ack == null)
+            for (final TaskAcknowledgement ack : acks)
             {
-                continue;
-            }
-            final List<TaskAcknowledgement.OperatorStateAck> states = ack.states();
-            for (int s = 0; s < states.size(); s++)
-            {
-                final TaskAcknowledgement.OperatorStateAck state = states.get(s);
-                int at = indexOf(uids, count, state.uid());
-                if (at < 0)
+                if (ack == null)
                 {
-                    if (count == uids.length)
+                    continue;
+                }
+                final List<TaskAcknowledgement.OperatorStateAck> states = ack.states();
+                for (int s = 0; s < states.size(); s++)
+                {
+                    final TaskAcknowledgement.OperatorStateAck state = states.get(s);
+                    int at = indexOf(scratch.uids, count, state.uid());
+                    if (at < 0)
                     {
-                        uids = Arrays.copyOf(uids, 2 * count);
-                        bySubtask = Arrays.copyOf(bySubtask, 2 * count);
-                        maxParallelism = Arrays.copyOf(maxParallelism, 2 * count);
+                        scratch.ensure(count + 1);
+                        at = count++;
+                        scratch.uids[at] = state.uid();
+                        scratch.subtaskStates(at, state.parallelism());
+                        scratch.parallelism[at] = state.parallelism();
                     }
-                    at = count++;
-                    uids[at] = state.uid();
-                    bySubtask[at] = new SubtaskState[state.parallelism()];
+                    scratch.subtaskStates[at][state.subtask()] = state.state();
+                    scratch.maxParallelism[at] = state.maxParallelism();
                 }
-                bySubtask[at][state.subtask()] = state.state();
-                maxParallelism[at] = state.maxParallelism();
             }
-        }
-        @SuppressWarnings("unchecked")
-        final Map.Entry<String, OperatorState>[] operators = new Map.Entry[count];
-        for (int i = 0; i < count; i++)
-        {
-            final SubtaskState[] states = bySubtask[i];
-            for (int s = 0; s < states.length; s++)
+            if (count == 1)
             {
-                if (states[s] == null)
-                {
-                    states[s] = SubtaskState.EMPTY;
-                }
+                // the usual job: one stateful operator, no entry array and no holder around the one mapping
+                return Map.of(scratch.uids[0], operatorState(scratch, 0));
             }
-            operators[i] = Map.entry(uids[i], new OperatorState(states.length, maxParallelism[i], List.of(states)));
+            @SuppressWarnings("unchecked")
+            final Map.Entry<String, OperatorState>[] operators = new Map.Entry[count];
+            for (int i = 0; i < count; i++)
+            {
+                operators[i] = Map.entry(scratch.uids[i], operatorState(scratch, i));
+            }
+            return Map.ofEntries(operators);
         }
-        return Map.ofEntries(operators);
+        finally
+        {
+            scratch.clear(count);
+        }
+    }
+
+    /**
+     * @return the {@code at}-th operator's state, of its subtasks' states, those that stored nothing counted as empty
+     */
+    private static OperatorState operatorState(final Scratch scratch, final int at)
+    {
+        final SubtaskState[] states = scratch.subtaskStates[at];
+        final int parallelism = scratch.parallelism[at];
+        for (int s = 0; s < parallelism; s++)
+        {
+            if (states[s] == null)
+            {
+                states[s] = SubtaskState.EMPTY;
+            }
+        }
+        // List.of copies what it is given: the working array is not the metadata's
+        return new OperatorState(parallelism, scratch.maxParallelism[at],
+            parallelism == 1 ? List.of(states[0]) : List.of(Arrays.copyOf(states, parallelism)));
     }
 
     /** @return where {@code uid} is among the first {@code count} of {@code uids}, or -1. */
@@ -219,47 +238,128 @@ final class PendingCheckpoint
     }
 
     /**
-     * The cut: per source uid, each subtask's position at the barrier (or at its end, when it had finished). Built in
-     * arrays, like {@link #operatorStates}.
+     * The cut: per source uid, each subtask's position at the barrier (or at its end, when it had finished). Gathered
+     * in the coordinator's working arrays, like {@link #operatorStates}.
      */
-    private Map<String, List<Long>> positions(final List<CheckpointParticipant> tasks, final long[] finishedPositions)
+    private Map<String, List<Long>> positions(final List<CheckpointParticipant> tasks, final long[] finishedPositions,
+        final Scratch scratch)
     {
         int count = 0;
-        String[] uids = new String[2];
-        long[][] bySubtask = new long[2][];
-        for (int i = 0; i < tasks.size(); i++)
+        try
         {
-            final CheckpointParticipant.SourceSubtask source = tasks.get(i).source();
-            if (source != null)
+            for (int i = 0; i < tasks.size(); i++)
             {
-                int at = indexOf(uids, count, source.uid());
-                if (at < 0)
+                final CheckpointParticipant.SourceSubtask source = tasks.get(i).source();
+                if (source != null)
                 {
-                    if (count == uids.length)
+                    int at = indexOf(scratch.uids, count, source.uid());
+                    if (at < 0)
                     {
-                        uids = Arrays.copyOf(uids, 2 * count);
-                        bySubtask = Arrays.copyOf(bySubtask, 2 * count);
+                        scratch.ensure(count + 1);
+                        at = count++;
+                        scratch.uids[at] = source.uid();
+                        Arrays.fill(scratch.positions(at, source.parallelism()), 0, source.parallelism(), -1L);
+                        scratch.parallelism[at] = source.parallelism();
                     }
-                    at = count++;
-                    uids[at] = source.uid();
-                    bySubtask[at] = new long[source.parallelism()];
-                    Arrays.fill(bySubtask[at], -1L);
+                    scratch.positions[at][source.subtask()] = acks[i] != null ? acks[i].position() :
+                        finishedPositions[i];
                 }
-                bySubtask[at][source.subtask()] = acks[i] != null ? acks[i].position() : finishedPositions[i];
             }
-        }
-        @SuppressWarnings("unchecked")
-        final Map.Entry<String, List<Long>>[] positions = new Map.Entry[count];
-        for (int i = 0; i < count; i++)
-        {
-            final long[] perSubtask = bySubtask[i];
-            final Long[] boxed = new Long[perSubtask.length];
-            for (int s = 0; s < perSubtask.length; s++)
+            if (count == 1)
             {
-                boxed[s] = perSubtask[s];
+                return Map.of(scratch.uids[0], boxed(scratch.positions[0], scratch.parallelism[0]));
             }
-            positions[i] = Map.entry(uids[i], List.of(boxed));
+            @SuppressWarnings("unchecked")
+            final Map.Entry<String, List<Long>>[] positions = new Map.Entry[count];
+            for (int i = 0; i < count; i++)
+            {
+                positions[i] = Map.entry(scratch.uids[i], boxed(scratch.positions[i], scratch.parallelism[i]));
+            }
+            return Map.ofEntries(positions);
         }
-        return Map.ofEntries(positions);
+        finally
+        {
+            scratch.clear(count);
+        }
+    }
+
+    /** @return the first {@code length} positions, boxed, as an immutable list. */
+    private static List<Long> boxed(final long[] positions, final int length)
+    {
+        if (length == 1)
+        {
+            return List.of(positions[0]);
+        }
+        final Long[] boxed = new Long[length];
+        for (int s = 0; s < length; s++)
+        {
+            boxed[s] = positions[s];
+        }
+        return List.of(boxed);
+    }
+
+    /**
+     * Working arrays for {@link #metadata}, kept by the coordinator from one checkpoint to the next and used under
+     * its lock: per operator (or source) found, its uid, parallelism, and its subtasks' states or positions. Only the
+     * first entries of a use are meaningful; each use ends with {@link #clear}, so the state arrays are all null at
+     * the start of the next (a subtask that stored nothing is told apart so) and no state of an ended checkpoint
+     * stays reachable.
+     */
+    static final class Scratch
+    {
+        private String[] uids = new String[4];
+        private SubtaskState[][] subtaskStates = new SubtaskState[4][];
+        private int[] maxParallelism = new int[4];
+        private long[][] positions = new long[4][];
+        private int[] parallelism = new int[4];
+
+        /** Makes room for {@code count} operators. */
+        private void ensure(final int count)
+        {
+            if (count > uids.length)
+            {
+                final int length = Math.max(count, 2 * uids.length);
+                uids = Arrays.copyOf(uids, length);
+                subtaskStates = Arrays.copyOf(subtaskStates, length);
+                maxParallelism = Arrays.copyOf(maxParallelism, length);
+                positions = Arrays.copyOf(positions, length);
+                parallelism = Arrays.copyOf(parallelism, length);
+            }
+        }
+
+        /** Makes the {@code at}-th operator's state array at least {@code parallelism} long; its elements are null. */
+        private void subtaskStates(final int at, final int parallelism)
+        {
+            if (subtaskStates[at] == null || subtaskStates[at].length < parallelism)
+            {
+                subtaskStates[at] = new SubtaskState[parallelism];
+            }
+        }
+
+        /** @return the position array of the {@code at}-th source, of at least {@code parallelism} elements. */
+        private long[] positions(final int at, final int parallelism)
+        {
+            if (positions[at] == null || positions[at].length < parallelism)
+            {
+                positions[at] = new long[parallelism];
+            }
+            return positions[at];
+        }
+
+        /**
+         * Forgets the first {@code count} operators' uids and states (the arrays are kept for the next use, emptied:
+         * a state array is all null again).
+         */
+        private void clear(final int count)
+        {
+            Arrays.fill(uids, 0, count, null);
+            for (int i = 0; i < count; i++)
+            {
+                if (subtaskStates[i] != null)
+                {
+                    Arrays.fill(subtaskStates[i], null);
+                }
+            }
+        }
     }
 }

@@ -141,9 +141,11 @@ public final class JobRun implements JobHandle
         attemptStartNanos = System.nanoTime();
         attempt.onCheckpointCompleted(done ->
         {
-            for (final java.util.function.Consumer<CompletedCheckpoint> listener : checkpointListeners)
+            // indexed, not an iterator (garbage at every checkpoint): listeners are only ever added, so every index
+            // below the size read stays valid
+            for (int i = 0; i < checkpointListeners.size(); i++)
             {
-                listener.accept(done);
+                checkpointListeners.get(i).accept(done);
             }
         });
         // wired before the threads start: an attempt whose start fails still ends through its termination future

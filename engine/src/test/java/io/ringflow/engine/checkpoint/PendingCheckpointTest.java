@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,7 +46,7 @@ class PendingCheckpointTest
         p.acknowledge(2, ack(-1, new TaskAcknowledgement.OperatorStateAck("count", 0, 2, 128, keyed("count-0"))), 2);
         final long[] finishedPositions = {0, 900, 0, 0};
 
-        final CheckpointMetadata metadata = p.metadata(tasks, finishedPositions);
+        final CheckpointMetadata metadata = p.metadata(tasks, finishedPositions, new PendingCheckpoint.Scratch());
 
         assertThat(metadata.sourcePositions()).isEqualTo(Map.of("views", List.of(500L, 900L, -1L)));
         assertThat(metadata.operators()).isEqualTo(Map.of("count",
@@ -68,7 +69,7 @@ class PendingCheckpointTest
             p.acknowledge(i, ack(1_000L * i), 1);
         }
 
-        final CheckpointMetadata metadata = p.metadata(tasks, new long[sources]);
+        final CheckpointMetadata metadata = p.metadata(tasks, new long[sources], new PendingCheckpoint.Scratch());
 
         assertThat(metadata.sourcePositions()).hasSize(sources);
         for (int i = 0; i < sources; i++)
@@ -95,7 +96,7 @@ class PendingCheckpointTest
             p.acknowledge(subtask, ack(-1, states.toArray(new TaskAcknowledgement.OperatorStateAck[0])), 1);
         }
 
-        final CheckpointMetadata metadata = p.metadata(tasks, new long[2]);
+        final CheckpointMetadata metadata = p.metadata(tasks, new long[2], new PendingCheckpoint.Scratch());
 
         assertThat(metadata.sourcePositions()).isEmpty();
         assertThat(metadata.operators()).hasSize(operators);
@@ -103,6 +104,76 @@ class PendingCheckpointTest
         {
             assertThat(metadata.operators().get("op" + op)).isEqualTo(new OperatorState(2, 64,
                 List.of(keyed("op" + op + "-0"), keyed("op" + op + "-1"))));
+        }
+    }
+
+    @Test
+    void workingArraysKeptFromCheckpointToCheckpointGiveWhatFreshOnesGive()
+    {
+        // checkpoints of jobs of random shapes, one after another through the same working arrays (as the coordinator
+        // keeps them): each metadata equals the one gathered in fresh arrays, so nothing of an earlier checkpoint
+        // (a uid, a state, a position, a longer array) shows in a later one
+        final SplittableRandom random = new SplittableRandom(20261207L);
+        final PendingCheckpoint.Scratch kept = new PendingCheckpoint.Scratch();
+        for (int checkpoint = 1; checkpoint <= 2_000; checkpoint++)
+        {
+            final List<CheckpointParticipant> tasks = new ArrayList<>();
+            final List<TaskAcknowledgement> acks = new ArrayList<>();
+            final int sources = random.nextInt(4);
+            for (int source = 0; source < sources; source++)
+            {
+                final int parallelism = 1 + random.nextInt(3);
+                // uids unique in the job, not from one checkpoint to the next
+                final String uid = "source" + (7 * source + random.nextInt(7));
+                // a source subtask may have no task here (its index left unknown: -1)
+                for (int subtask = 0; subtask < parallelism; subtask++)
+                {
+                    if (random.nextInt(4) > 0)
+                    {
+                        tasks.add(new Task(tasks.size(), "s", new CheckpointParticipant.SourceSubtask(uid, subtask,
+                            parallelism)));
+                        acks.add(random.nextInt(5) == 0 ? null : ack(random.nextLong(1_000_000)));
+                    }
+                }
+            }
+            final int operators = random.nextInt(6);
+            final int parallelism = 1 + random.nextInt(3);
+            for (int subtask = 0; subtask < parallelism; subtask++)
+            {
+                final List<TaskAcknowledgement.OperatorStateAck> states = new ArrayList<>();
+                for (int op = 0; op < operators; op++)
+                {
+                    // some operator subtasks store nothing (empty in the metadata)
+                    if (random.nextInt(3) > 0)
+                    {
+                        states.add(new TaskAcknowledgement.OperatorStateAck("op" + op, subtask, parallelism, 128,
+                            keyed("op" + op + "-" + subtask + "-" + checkpoint)));
+                    }
+                }
+                tasks.add(new Task(tasks.size(), "chain", null));
+                acks.add(random.nextInt(5) == 0 ? null :
+                    ack(-1, states.toArray(new TaskAcknowledgement.OperatorStateAck[0])));
+            }
+            final long[] finishedPositions = new long[tasks.size()];
+            for (int i = 0; i < finishedPositions.length; i++)
+            {
+                finishedPositions[i] = random.nextLong(1_000_000);
+            }
+            final PendingCheckpoint p = new PendingCheckpoint(checkpoint, tasks.size(), false,
+                new CompletableFuture<>());
+            for (int i = 0; i < acks.size(); i++)
+            {
+                if (acks.get(i) != null)
+                {
+                    p.acknowledge(i, acks.get(i), 1);
+                }
+            }
+
+            final CheckpointMetadata reused = p.metadata(tasks, finishedPositions, kept);
+            final CheckpointMetadata fresh = p.metadata(tasks, finishedPositions, new PendingCheckpoint.Scratch());
+
+            assertThat(reused.sourcePositions()).as("checkpoint %d", checkpoint).isEqualTo(fresh.sourcePositions());
+            assertThat(reused.operators()).as("checkpoint %d", checkpoint).isEqualTo(fresh.operators());
         }
     }
 }

@@ -55,6 +55,14 @@ final class ChunkPool
      */
     synchronized byte[] take(final int length)
     {
+        final byte[] oldest = free.peekFirst();
+        if (oldest != null && oldest.length == length)
+        {
+            // the usual take (a storage's chunks are mostly of one length): no iterator to search with
+            free.pollFirst();
+            freeBytes -= length;
+            return oldest;
+        }
         for (final Iterator<byte[]> it = free.iterator(); it.hasNext(); )
         {
             final byte[] candidate = it.next();

@@ -153,8 +153,9 @@ public final class KeyedSnapshotWriter
         putInt(range.start());
         putInt(range.end());
         putInt(states.size());
-        for (final StateMeta state : states)
+        for (int i = 0; i < states.size(); i++)
         {
+            final StateMeta state = states.get(i);
             writeString(state.name());
             putByte(state.kind().code());
             writeString(state.keyType());

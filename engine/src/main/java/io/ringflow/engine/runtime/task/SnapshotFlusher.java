@@ -42,15 +42,18 @@ public final class SnapshotFlusher
     /**
      * Writes a task's capture, then acknowledges it. Task thread; the writing happens on the flusher thread, or
      * here for a small capture into storage that is not durable.
+     *
+     * @return true when the capture was written here: no one holds it any more, and the task may {@link
+     *     TaskSnapshot#reuse} it; false when the flusher holds it.
      */
-    void flush(final Task task, final TaskSnapshot snapshot, final long position, final long firstBarrierNanos,
+    boolean flush(final Task task, final TaskSnapshot snapshot, final long position, final long firstBarrierNanos,
         final long syncNanos, final long alignmentNanos, final boolean unaligned)
     {
         if (!checkpoints.storage().isDurable() && snapshot.isSmall())
         {
             // written here: no closure to hand over
             write(task, snapshot, position, firstBarrierNanos, syncNanos, alignmentNanos, unaligned);
-            return;
+            return true;
         }
         final Runnable write = new PendingWrite(snapshot, () -> write(task, snapshot, position, firstBarrierNanos,
             syncNanos, alignmentNanos, unaligned));
@@ -63,6 +66,7 @@ public final class SnapshotFlusher
             // the attempt is stopping: the checkpoint will not complete
             snapshot.release();
         }
+        return false;
     }
 
     private void write(final Task task, final TaskSnapshot snapshot, final long position,
@@ -77,11 +81,10 @@ public final class SnapshotFlusher
         try
         {
             final long start = System.nanoTime();
-            final long[] bytes = new long[1];
             final List<TaskAcknowledgement.OperatorStateAck> states;
             try
             {
-                states = snapshot.write(checkpoints.storage(), bytes);
+                states = snapshot.write(checkpoints.storage());
             }
             catch (final Exception | LinkageError ex)
             {
@@ -93,7 +96,7 @@ public final class SnapshotFlusher
                 snapshot.release();
             }
             checkpoints.acknowledge(task, new TaskAcknowledgement(snapshot.checkpointId, position,
-                firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, bytes[0],
+                firstBarrierNanos, syncNanos, System.nanoTime() - start, alignmentNanos, snapshot.bytesWritten(),
                 snapshot.inFlightBytes(), snapshot.inFlightRecords(), unaligned, states));
         }
         finally

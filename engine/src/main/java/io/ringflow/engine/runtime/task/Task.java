@@ -44,6 +44,11 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     private boolean announceBarriers;
     /** The snapshot taken at the last barrier, until it is acknowledged. Task thread only. */
     private TaskSnapshot snapshot;
+    /**
+     * A capture acknowledged and held by no one else (written on this thread, or empty), for the next barrier; null
+     * when the last one went to the flusher. Task thread only.
+     */
+    private TaskSnapshot spareSnapshot;
     private boolean finished;
     /**
      * Every input ended but an operator still holds output a checkpoint must release: the task takes part in
@@ -565,7 +570,10 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             }
             chainRuntimes = runtimes;
         }
-        final TaskSnapshot taken = new TaskSnapshot(checkpointId, chain.length, runtimes);
+        final TaskSnapshot spare = spareSnapshot;
+        spareSnapshot = null;
+        final TaskSnapshot taken = spare != null ? spare.reuse(checkpointId) :
+            new TaskSnapshot(checkpointId, chain.length, runtimes);
         KeyedSnapshotPlan plan = null;
         boolean planned = false;
         for (int i = 0; i < chain.length; i++)
@@ -678,9 +686,13 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         {
             host.checkpoints().acknowledge(this, new TaskAcknowledgement(checkpointId, position, firstBarrierNanos, syncNanos,
                 0, alignmentNanos, 0, 0, 0, unaligned, java.util.List.of()));
+            spareSnapshot = taken;
             return;
         }
-        host.flusher().flush(this, taken, position, firstBarrierNanos, syncNanos, alignmentNanos, unaligned);
+        if (host.flusher().flush(this, taken, position, firstBarrierNanos, syncNanos, alignmentNanos, unaligned))
+        {
+            spareSnapshot = taken;
+        }
     }
 
     /**

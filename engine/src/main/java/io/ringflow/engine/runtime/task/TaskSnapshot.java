@@ -16,7 +16,9 @@ import java.util.List;
  * snapshot and its encoded operator state; for the head, the in-flight records of its input channels.
  *
  * <p>Thread contract: built on the task thread; {@link #write} runs once on the flusher, and {@link #release} on
- * whichever thread last holds it.
+ * whichever thread last holds it. A capture the task thread itself wrote (or found empty) is no one else's once
+ * acknowledged: the task takes it again for its next barrier ({@link #reuse}), so a checkpoint of a small state
+ * builds no new capture.
  */
 public final class TaskSnapshot
 {
@@ -26,7 +28,7 @@ public final class TaskSnapshot
     static final int CHANNELS = 2;
     /** How each part's file name ends ({@link #fileName}). */
     private static final String[] PART_NAMES = {"keyed", "operator", "channels"};
-    final long checkpointId;
+    long checkpointId;
     private final OperatorRuntime[] operators;
     private final KeyedStateSnapshot[] keyed;
     /**
@@ -38,6 +40,8 @@ public final class TaskSnapshot
     private byte[] channelState;
     private long inFlightRecords;
     private long keyedEntries;
+    /** What {@link #write} wrote, in bytes. */
+    private long bytesWritten;
 
     TaskSnapshot(final long checkpointId, final int chainLength, final OperatorRuntime[] operators)
     {
@@ -48,6 +52,26 @@ public final class TaskSnapshot
         final List<StateHandle>[] chains = new List[chainLength];
         this.keyedChains = chains;
         this.operatorState = new OperatorStateStore.Captured[chainLength];
+    }
+
+    /**
+     * Empties a capture that was acknowledged and is held by no one else (the task thread wrote it, or it was empty),
+     * for the task's next barrier. Task thread.
+     *
+     * @param nextCheckpointId the barrier's checkpoint.
+     * @return this capture, as {@link #TaskSnapshot new} would build it for the same chain.
+     */
+    TaskSnapshot reuse(final long nextCheckpointId)
+    {
+        release();
+        checkpointId = nextCheckpointId;
+        java.util.Arrays.fill(keyedChains, null);
+        java.util.Arrays.fill(operatorState, null);
+        channelState = null;
+        inFlightRecords = 0;
+        keyedEntries = 0;
+        bytesWritten = 0;
+        return this;
     }
 
     /**
@@ -126,18 +150,25 @@ public final class TaskSnapshot
         return true;
     }
 
+    /** @return the bytes the last {@link #write} wrote. */
+    long bytesWritten()
+    {
+        return bytesWritten;
+    }
+
     /**
      * Writes every part to the checkpoint's storage, durably. Flusher thread.
      *
      * @param storage where.
-     * @param bytes   receives the total bytes written, at index 0.
-     * @return the state of every operator that had any.
+     * @return the state of every operator that had any; {@link #bytesWritten()} is then what was written.
      * @throws IOException when a file cannot be written; the checkpoint is then declined.
      */
-    List<TaskAcknowledgement.OperatorStateAck> write(final CheckpointStorage storage, final long[] bytes)
-        throws IOException
+    List<TaskAcknowledgement.OperatorStateAck> write(final CheckpointStorage storage) throws IOException
     {
-        final List<TaskAcknowledgement.OperatorStateAck> states = new ArrayList<>();
+        // the usual chain has one operator with state: its acknowledgement is held without a list to grow
+        TaskAcknowledgement.OperatorStateAck first = null;
+        List<TaskAcknowledgement.OperatorStateAck> states = null;
+        bytesWritten = 0;
         for (int i = 0; i < operators.length; i++)
         {
             final OperatorRuntime operator = operators[i];
@@ -174,15 +205,28 @@ public final class TaskSnapshot
             final SubtaskState state = new SubtaskState(keyedHandle, increments, operatorHandle, channelHandle);
             if (!state.isEmpty())
             {
-                bytes[0] += (keyedHandle == null ? 0 : increments.isEmpty() ? keyedHandle.length() :
+                bytesWritten += (keyedHandle == null ? 0 : increments.isEmpty() ? keyedHandle.length() :
                     increments.get(increments.size() - 1).length()) +
                     (operatorHandle == null ? 0 : operatorHandle.length()) +
                     (channelHandle == null ? 0 : channelHandle.length());
-                states.add(new TaskAcknowledgement.OperatorStateAck(operator.uid(), operator.subtaskIndex(),
-                    operator.parallelism(), operator.maxParallelism(), state));
+                final TaskAcknowledgement.OperatorStateAck ack = new TaskAcknowledgement.OperatorStateAck(
+                    operator.uid(), operator.subtaskIndex(), operator.parallelism(), operator.maxParallelism(), state);
+                if (first == null)
+                {
+                    first = ack;
+                }
+                else
+                {
+                    if (states == null)
+                    {
+                        states = new ArrayList<>();
+                        states.add(first);
+                    }
+                    states.add(ack);
+                }
             }
         }
-        return states;
+        return states != null ? states : first != null ? List.of(first) : List.of();
     }
 
     /** Frees the keyed snapshots' copies or pinned versions. Idempotent. */
