@@ -94,7 +94,23 @@ public final class BarrierHandler
     {
         Objects.checkIndex(channel, channelCount);
         Objects.requireNonNull(barrier, "barrier");
-        dispatch("barrierReceived", current -> current.barrierReceived(controller, channel, barrier, clock.nanoTime()));
+        // no closure: this event comes with every checkpoint, on the task thread
+        final BarrierHandlerState current = enter("barrierReceived");
+        final BarrierHandlerState next;
+        try
+        {
+            next = current.barrierReceived(controller, channel, barrier, clock.nanoTime());
+        }
+        catch (final Throwable ex)
+        {
+            failure = ex;
+            throw ex;
+        }
+        finally
+        {
+            inEvent = false;
+        }
+        transition(next);
     }
 
     /**

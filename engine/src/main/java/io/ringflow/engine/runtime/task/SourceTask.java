@@ -14,6 +14,8 @@ public final class SourceTask extends Task
     private final SourceOperator source;
     private final int batchSize;
     private long endPosition = -1;
+    /** {@link #source()}, once built; immutable, so a plain field is safe to publish to any thread. */
+    private CheckpointParticipant.SourceSubtask sourceSubtask;
 
     public SourceTask(
         final TaskHost host,
@@ -93,8 +95,16 @@ public final class SourceTask extends Task
     @Override
     public CheckpointParticipant.SourceSubtask source()
     {
-        final OperatorRuntime runtime = source.runtime();
-        return new CheckpointParticipant.SourceSubtask(runtime.uid(), runtime.subtaskIndex(), runtime.parallelism());
+        // asked at every checkpoint's commit, on whichever thread commits: built once (a race builds an equal one)
+        CheckpointParticipant.SourceSubtask subtask = sourceSubtask;
+        if (subtask == null)
+        {
+            final OperatorRuntime runtime = source.runtime();
+            subtask = new CheckpointParticipant.SourceSubtask(runtime.uid(), runtime.subtaskIndex(),
+                runtime.parallelism());
+            sourceSubtask = subtask;
+        }
+        return subtask;
     }
 
     @Override
