@@ -10,7 +10,9 @@ import java.util.Objects;
  * were garbage at every checkpoint.
  *
  * <p>Thread contract: files are added by the threads writing them, as each finishes, and read by any thread; every
- * method holds this object's monitor (a few calls a checkpoint, uncontended).
+ * method holds this object's monitor (a few calls a checkpoint, uncontended). A dropped checkpoint's table is
+ * {@link #clear cleared} and reused for a later checkpoint by {@link InMemoryCheckpointStorage}, which uses tables
+ * only under its own lock.
  */
 final class CheckpointFiles
 {
@@ -55,6 +57,14 @@ final class CheckpointFiles
         {
             to.add(files[i]);
         }
+    }
+
+    /** Forgets every file: the table is empty, as new, for another checkpoint. */
+    synchronized void clear()
+    {
+        Arrays.fill(names, 0, count, null);
+        Arrays.fill(files, 0, count, null);
+        count = 0;
     }
 
     /** @return the bytes of the arrays the files hold, used or not. */

@@ -1,7 +1,11 @@
 package io.ringflow.state.checkpoint;
 
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
+
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -9,8 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.Function;
 
 /**
  * Keeps checkpoints in memory, encoded exactly as on disk (so the format and its checks are exercised): for tests and
@@ -21,20 +23,28 @@ import java.util.function.Function;
  * a shared file that no stored checkpoint references and that was not created for a pending checkpoint is dropped;
  * nothing is dropped while a stored checkpoint's metadata cannot be decoded.
  *
- * <p>Thread-safe: {@link #store}, {@link #discardPending}, {@link #discardAll} and the registration of shared files are
- * serialized on this object; state files are written and read concurrently.
+ * <p>Thread-safe: {@link #store}, {@link #discardPending}, {@link #discardAll}, the registration of shared files, the
+ * checkpoints' bookkeeping and every lookup or addition of a file are serialized on this object; the bytes of state
+ * files are written and read concurrently, outside the lock.
  */
 public final class InMemoryCheckpointStorage implements CheckpointStorage
 {
     private static final System.Logger LOG = System.getLogger(InMemoryCheckpointStorage.class.getName());
-    /** One function for every checkpoint's first finished file, not one a file. */
-    private static final Function<Long, CheckpointFiles> NEW_CHECKPOINT_FILES = id -> new CheckpointFiles();
 
-    private final ConcurrentSkipListMap<Long, byte[]> metadataFiles = new ConcurrentSkipListMap<>();
-    /** Per checkpoint, its state files by name, committed or pending. */
-    private final Map<Long, CheckpointFiles> stateFiles = new ConcurrentHashMap<>();
-    /** The ids of the stored savepoints (a regular checkpoint adds nothing here). */
-    private final Set<Long> savepoints = ConcurrentHashMap.newKeySet();
+    /*
+     * The checkpoints' bookkeeping is keyed by primitive ids in open-addressing maps, under this object's lock: the
+     * concurrent maps it replaced boxed the id and built nodes at every checkpoint, on the acknowledging task thread.
+     */
+    /** Per stored checkpoint, its encoded metadata. Under the lock. */
+    private final Long2ObjectHashMap<byte[]> metadataFiles = new Long2ObjectHashMap<>();
+    /** Per checkpoint, its state files by name, committed or pending. Under the lock. */
+    private final Long2ObjectHashMap<CheckpointFiles> stateFiles = new Long2ObjectHashMap<>();
+    /** The ids of the stored savepoints (a regular checkpoint adds nothing here). Under the lock. */
+    private final LongHashSet savepoints = new LongHashSet();
+    /** A dropped checkpoint's emptied file table, for the next checkpoint's first file; or null. Under the lock. */
+    private CheckpointFiles spareFiles;
+    /** {@link #storedIds}' working array. Under the lock. */
+    private long[] idScratch = new long[8];
     /** The shared area: complete shared files by name. */
     private final Map<String, InMemoryFile> sharedFiles = new ConcurrentHashMap<>();
     /** Each shared file created for a checkpoint not yet stored nor discarded, by name: that checkpoint's id. */
@@ -61,7 +71,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
             protected void finish()
             {
                 file.finish();
-                stateFiles.computeIfAbsent(checkpointId, NEW_CHECKPOINT_FILES).put(name, file);
+                addFile(checkpointId, name, file);
             }
 
             @Override
@@ -127,6 +137,22 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     }
 
     /**
+     * Adds a finished state file to its checkpoint's table, made (or a dropped checkpoint's reused) with the first.
+     * Under the lock, as every use of a table is: a table is reused only once dropped, and no one holds it then.
+     */
+    private synchronized void addFile(final long checkpointId, final String name, final InMemoryFile file)
+    {
+        CheckpointFiles files = stateFiles.get(checkpointId);
+        if (files == null)
+        {
+            files = spareFiles != null ? spareFiles : new CheckpointFiles();
+            spareFiles = null;
+            stateFiles.put(checkpointId, files);
+        }
+        files.put(name, file);
+    }
+
+    /**
      * Forgets that a shared file name belongs to a pending checkpoint, when its output was abandoned unwritten.
      *
      * @param checkpointId the checkpoint it was created for.
@@ -150,8 +176,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         else
         {
             file = fileName(checkpointId, handle.name());
-            final CheckpointFiles files = stateFiles.get(checkpointId);
-            stored = files == null ? null : files.get(handle.name());
+            stored = stateFile(checkpointId, handle.name());
         }
         final byte[] bytes = stored == null ? null : stored.bytes();
         if (bytes == null)
@@ -181,7 +206,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void commit(final CheckpointMetadata metadata)
     {
-        final Long id = metadata.checkpointId();
+        final long id = metadata.checkpointId();
         metadataFiles.put(id, MetadataFormat.encode(metadata));
         if (metadata.savepoint())
         {
@@ -189,7 +214,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         }
         if (!pendingShared.isEmpty())
         {
-            pendingShared.values().removeIf(owner -> owner.longValue() == id.longValue());
+            pendingShared.values().removeIf(owner -> owner == id);
         }
     }
 
@@ -213,17 +238,20 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
 
     /**
      * From the newest down: the newest counts as one of the retained, the next {@code retained - 1} checkpoints that
-     * are not savepoints are kept too, and every older one not pinned is dropped. Walked key by key, with no view or
-     * list built (the stored keys are reused; only {@code newest} is boxed, once): in-memory commits prune on the
-     * acknowledging task thread. Caller holds the lock.
+     * are not savepoints are kept too, and every older one not pinned is dropped. Walked over a sorted copy of the ids
+     * in a kept array, with no view or list built (only an id asked of {@code pinned} is boxed): in-memory commits
+     * prune on the acknowledging task thread. Caller holds the lock.
      */
     private void dropRetired(final long newest, final int retained, final Set<Long> pinned,
         final List<InMemoryFile> dropped)
     {
         int keep = Math.max(1, retained) - 1;
-        for (Long id = metadataFiles.lowerKey(newest); id != null; id = metadataFiles.lowerKey(id))
+        final int count = storedIds();
+        final long[] ids = idScratch;
+        for (int i = count - 1; i >= 0; i--)
         {
-            if (savepoints.contains(id))
+            final long id = ids[i];
+            if (id >= newest || savepoints.contains(id))
             {
                 continue;
             }
@@ -236,6 +264,27 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
                 drop(id, dropped);
             }
         }
+    }
+
+    /**
+     * Caller holds the lock.
+     *
+     * @return how many checkpoints are stored; their ids are the first that many of {@link #idScratch}, ascending
+     */
+    private int storedIds()
+    {
+        if (idScratch.length < metadataFiles.size())
+        {
+            idScratch = new long[Math.max(metadataFiles.size(), 2 * idScratch.length)];
+        }
+        int count = 0;
+        // the map's key iterator is kept by the map: walking it allocates nothing
+        for (final Long2ObjectHashMap<byte[]>.KeyIterator it = metadataFiles.keySet().iterator(); it.hasNext(); )
+        {
+            idScratch[count++] = it.nextLong();
+        }
+        Arrays.sort(idScratch, 0, count);
+        return count;
     }
 
     @Override
@@ -279,7 +328,9 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     @Override
     public synchronized void discardAll()
     {
-        for (final Long id : new ArrayList<>(metadataFiles.keySet()))
+        final int count = storedIds();
+        final long[] ids = Arrays.copyOf(idScratch, count);
+        for (final long id : ids)
         {
             if (!savepoints.contains(id))
             {
@@ -292,15 +343,25 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
-    public List<Long> checkpointIds()
+    public synchronized List<Long> checkpointIds()
     {
-        return new ArrayList<>(metadataFiles.keySet());
+        final int count = storedIds();
+        final List<Long> ids = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            ids.add(idScratch[i]);
+        }
+        return ids;
     }
 
     @Override
     public CheckpointMetadata load(final long checkpointId)
     {
-        final byte[] bytes = metadataFiles.get(checkpointId);
+        final byte[] bytes;
+        synchronized (this)
+        {
+            bytes = metadataFiles.get(checkpointId);
+        }
         final String file = fileName(checkpointId, DirectoryCheckpointStorage.METADATA);
         if (bytes == null)
         {
@@ -328,7 +389,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      * @param name         {@code _metadata} or a state file's name.
      * @param index        which byte.
      */
-    public void corrupt(final long checkpointId, final String name, final int index)
+    public synchronized void corrupt(final long checkpointId, final String name, final int index)
     {
         if (DirectoryCheckpointStorage.METADATA.equals(name))
         {
@@ -376,7 +437,9 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private Set<String> referencedSharedFiles()
     {
         final Set<String> referenced = new HashSet<>();
-        for (final Long id : metadataFiles.keySet())
+        final int count = storedIds();
+        final long[] ids = Arrays.copyOf(idScratch, count);
+        for (final long id : ids)
         {
             try
             {
@@ -398,18 +461,21 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      * @param checkpointId the checkpoint.
      * @param dropped      where its state files are added, for the caller to recycle.
      */
-    private void drop(final Long checkpointId, final List<InMemoryFile> dropped)
+    private void drop(final long checkpointId, final List<InMemoryFile> dropped)
     {
         metadataFiles.remove(checkpointId);
         addFiles(stateFiles.remove(checkpointId), dropped);
         savepoints.remove(checkpointId);
     }
 
-    private static void addFiles(final CheckpointFiles files, final List<InMemoryFile> dropped)
+    /** Adds a dropped checkpoint's files to {@code dropped} and keeps its emptied table for the next. Under the lock. */
+    private void addFiles(final CheckpointFiles files, final List<InMemoryFile> dropped)
     {
         if (files != null)
         {
             files.addAllTo(dropped);
+            files.clear();
+            spareFiles = files;
         }
     }
 
@@ -444,10 +510,17 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      * @param checkpointId a checkpoint.
      * @return the bytes of the arrays its state files hold, used or not; for tests of how much room is kept.
      */
-    long heldBytes(final long checkpointId)
+    synchronized long heldBytes(final long checkpointId)
     {
         final CheckpointFiles files = stateFiles.get(checkpointId);
         return files == null ? 0 : files.heldBytes();
+    }
+
+    /** @return a checkpoint's private state file of that name, or null. */
+    private synchronized InMemoryFile stateFile(final long checkpointId, final String name)
+    {
+        final CheckpointFiles files = stateFiles.get(checkpointId);
+        return files == null ? null : files.get(name);
     }
 
     /** @return the pool of dropped files' arrays, for tests that count what it allocates. */

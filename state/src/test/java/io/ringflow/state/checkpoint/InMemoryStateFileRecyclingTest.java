@@ -269,6 +269,48 @@ class InMemoryStateFileRecyclingTest
         return bytes;
     }
 
+    @Test
+    void aDroppedCheckpointsFileTableServesALaterCheckpointWithNoneOfItsFiles() throws IOException
+    {
+        // checkpoint 1 writes a and b; checkpoint 2 only a, and its commit drops 1 (retain 1), whose emptied table
+        // the first file of checkpoint 3 takes: 3 holds c alone, 2 still its a, and 1 nothing (a stale entry would
+        // read as missing too: a dropped file's arrays are recycled; emptying the table keeps them unreachable)
+        final InMemoryCheckpointStorage storage = new InMemoryCheckpointStorage();
+        final StateHandle a1 = writeHandle(storage, 1, "a", 300);
+        final StateHandle b1 = writeHandle(storage, 1, "b", 500);
+        storage.store(metadata(1), 1);
+        final StateHandle a2 = writeHandle(storage, 2, "a", 700);
+        storage.store(metadata(2), 1);
+        final StateHandle c3 = writeHandle(storage, 3, "c", 900);
+        // checkpoint 4, pending beside 3, gets a table of its own
+        final StateHandle d4 = writeHandle(storage, 4, "d", 1_100);
+
+        assertThat(storage.readState(3, c3)).hasSize(900);
+        assertThat(storage.readState(4, d4)).hasSize(1_100);
+        assertThatThrownBy(() -> storage.readState(4, c3)).isInstanceOf(CorruptCheckpointException.class);
+        assertThatThrownBy(() -> storage.readState(3, d4)).isInstanceOf(CorruptCheckpointException.class);
+        assertThat(storage.readState(2, a2)).hasSize(700);
+        for (final StateHandle earlier : List.of(a1, b1))
+        {
+            assertThatThrownBy(() -> storage.readState(3, earlier)).as("checkpoint 1's %s read as 3's", earlier)
+                .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("missing");
+            assertThatThrownBy(() -> storage.readState(1, earlier)).as("dropped checkpoint 1's %s", earlier)
+                .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("missing");
+        }
+        storage.store(metadata(3), 1);
+        assertThat(storage.checkpointIds()).containsExactly(3L);
+        assertThat(storage.readState(3, c3)).hasSize(900);
+        assertThat(storage.readState(4, d4)).hasSize(1_100);
+    }
+
+    private static StateHandle writeHandle(final InMemoryCheckpointStorage storage, final long id, final String name,
+        final int size) throws IOException
+    {
+        final StateOutput output = storage.createStateOutput(id, name);
+        output.write(new byte[size], 0, size);
+        return output.closeAndGetHandle();
+    }
+
     private static void write(final InMemoryCheckpointStorage storage, final long id, final String name,
         final int size) throws IOException
     {
