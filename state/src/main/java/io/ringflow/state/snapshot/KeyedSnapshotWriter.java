@@ -5,7 +5,6 @@ import io.ringflow.state.keyed.KeyGroupRange;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -43,8 +42,6 @@ public final class KeyedSnapshotWriter
     private final OutputStream destination;
     /** Bytes are assembled here and handed on a chunk at a time: no call per field. Null once finished. */
     private byte[] chunkBytes;
-    /** The format's own fields are big-endian (a {@link ByteBuffer}'s default order); the codecs' bytes are copied. */
-    private ByteBuffer chunk;
     /**
      * {@code chunkBytes.length}: 64 KiB, less for a snapshot known to be smaller (less garbage per checkpoint), more
      * when this thread's spare chunk is larger than needed.
@@ -127,7 +124,6 @@ public final class KeyedSnapshotWriter
             this.chunkBytes = new byte[needed];
         }
         this.chunkSize = chunkBytes.length;
-        this.chunk = ByteBuffer.wrap(chunkBytes);
         final int[] spareGroups = SPARE_GROUPS.get();
         final long[] spareOffsets = SPARE_OFFSETS.get();
         if (spareGroups != null && spareOffsets != null && spareGroups.length == spareOffsets.length)
@@ -316,6 +312,12 @@ public final class KeyedSnapshotWriter
 
     private static final java.lang.invoke.VarHandle BIG_ENDIAN_INT =
         java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.BIG_ENDIAN);
+    /**
+     * The format's own fields are big-endian, written straight into the chunk (a {@code ByteBuffer} around it was an
+     * object per snapshot).
+     */
+    private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
     private static final java.lang.invoke.VarHandle LITTLE_ENDIAN_LONG =
         java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
@@ -399,7 +401,6 @@ public final class KeyedSnapshotWriter
             SPARE_CHUNK.set(chunkBytes);
         }
         chunkBytes = null;
-        chunk = null;
         final int[] spareGroups = SPARE_GROUPS.get();
         if (spareGroups == null || spareGroups.length < groups.length)
         {
@@ -470,21 +471,21 @@ public final class KeyedSnapshotWriter
     private void putInt(final int value) throws IOException
     {
         ensure(Integer.BYTES);
-        chunk.putInt(position, value);
+        BIG_ENDIAN_INT.set(chunkBytes, position, value);
         position += Integer.BYTES;
     }
 
     private void putLong(final long value) throws IOException
     {
         ensure(Long.BYTES);
-        chunk.putLong(position, value);
+        BIG_ENDIAN_LONG.set(chunkBytes, position, value);
         position += Long.BYTES;
     }
 
     private void putByte(final int value) throws IOException
     {
         ensure(1);
-        chunk.put(position, (byte)value);
+        chunkBytes[position] = (byte)value;
         position++;
     }
 
