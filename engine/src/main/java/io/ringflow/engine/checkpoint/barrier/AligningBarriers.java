@@ -56,6 +56,10 @@ final class AligningBarriers extends CheckpointInProgress
         final long nowNanos,
         final long timeoutNanos)
     {
+        if ((inputs.live() & ~Inputs.bit(channel)) == 0)
+        {
+            return snapshotOnOnlyChannel(controller, options, inputs, barrier, nowNanos);
+        }
         return new AligningBarriers(options, inputs, barrier, 0, nowNanos, timeoutNanos)
             .onCurrentBarrier(controller, channel, nowNanos);
     }

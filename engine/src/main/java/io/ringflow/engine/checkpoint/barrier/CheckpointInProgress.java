@@ -187,9 +187,49 @@ abstract sealed class CheckpointInProgress extends BarrierHandlerState
         final long snapshotNanos,
         final long nowNanos)
     {
+        return completed(controller, options, finalInputs, checkpointId(), unaligned, firstBarrierNanos,
+            snapshotNanos, nowNanos);
+    }
+
+    private static BarrierHandlerState completed(
+        final BarrierController controller,
+        final BarrierHandlerOptions options,
+        final Inputs finalInputs,
+        final long checkpointId,
+        final boolean unaligned,
+        final long firstBarrierNanos,
+        final long snapshotNanos,
+        final long nowNanos)
+    {
         controller.allBarriersReceived(
-            new CheckpointAlignment(checkpointId(), unaligned, firstBarrierNanos, snapshotNanos, nowNanos));
-        return WaitingForFirstBarrier.after(options, finalInputs, checkpointId(), true);
+            new CheckpointAlignment(checkpointId, unaligned, firstBarrierNanos, snapshotNanos, nowNanos));
+        return WaitingForFirstBarrier.after(options, finalInputs, checkpointId, true);
+    }
+
+    /**
+     * The first barrier of a checkpoint arrived on the only live channel, aligned or at-least-once: nothing is blocked
+     * or tracked, so the snapshot is taken and forwarded at once, with no state in between (a task with one input,
+     * at every checkpoint). What the state built for the barrier would have done on it, without building it.
+     *
+     * @param controller the task.
+     * @param options    the task's options.
+     * @param inputs     the inputs now: the barrier's channel is the only live one.
+     * @param barrier    the barrier.
+     * @param nowNanos   when it arrived.
+     * @return the state waiting for the next checkpoint.
+     */
+    static BarrierHandlerState snapshotOnOnlyChannel(
+        final BarrierController controller,
+        final BarrierHandlerOptions options,
+        final Inputs inputs,
+        final CheckpointBarrier barrier,
+        final long nowNanos)
+    {
+        if (!snapshotAndForward(controller, barrier, false))
+        {
+            return declined(controller, options, inputs, barrier.checkpointId());
+        }
+        return completed(controller, options, inputs, barrier.checkpointId(), false, nowNanos, nowNanos, nowNanos);
     }
 
     /**

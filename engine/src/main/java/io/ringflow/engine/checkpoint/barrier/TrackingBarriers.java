@@ -40,6 +40,10 @@ final class TrackingBarriers extends CheckpointInProgress
         final CheckpointBarrier barrier,
         final long nowNanos)
     {
+        if ((inputs.live() & ~Inputs.bit(channel)) == 0)
+        {
+            return snapshotOnOnlyChannel(controller, options, inputs, barrier, nowNanos);
+        }
         return new TrackingBarriers(options, inputs, barrier, 0, nowNanos)
             .onCurrentBarrier(controller, channel, nowNanos);
     }
