@@ -41,6 +41,11 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     private final Long2ObjectHashMap<CheckpointFiles> stateFiles = new Long2ObjectHashMap<>();
     /** The ids of the stored savepoints (a regular checkpoint adds nothing here). Under the lock. */
     private final LongHashSet savepoints = new LongHashSet();
+    /**
+     * A dropped checkpoint's metadata, for the next commit's encoding when it is as long; or null. Under the lock, as
+     * every read of a stored metadata is (a reader outside it could decode another checkpoint's bytes).
+     */
+    private byte[] spareMetadata;
     /** A dropped checkpoint's emptied file table, for the next checkpoint's first file; or null. Under the lock. */
     private CheckpointFiles spareFiles;
     /** {@link #storedIds}' working array. Under the lock. */
@@ -207,7 +212,12 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     public synchronized void commit(final CheckpointMetadata metadata)
     {
         final long id = metadata.checkpointId();
-        metadataFiles.put(id, MetadataFormat.encode(metadata));
+        final byte[] encoded = MetadataFormat.encode(metadata, spareMetadata);
+        if (encoded == spareMetadata)
+        {
+            spareMetadata = null;
+        }
+        metadataFiles.put(id, encoded);
         if (metadata.savepoint())
         {
             savepoints.add(id);
@@ -355,13 +365,10 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     }
 
     @Override
-    public CheckpointMetadata load(final long checkpointId)
+    public synchronized CheckpointMetadata load(final long checkpointId)
     {
-        final byte[] bytes;
-        synchronized (this)
-        {
-            bytes = metadataFiles.get(checkpointId);
-        }
+        // decoded under the lock: a dropped checkpoint's array is overwritten by a later commit
+        final byte[] bytes = metadataFiles.get(checkpointId);
         final String file = fileName(checkpointId, DirectoryCheckpointStorage.METADATA);
         if (bytes == null)
         {
@@ -463,7 +470,11 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
      */
     private void drop(final long checkpointId, final List<InMemoryFile> dropped)
     {
-        metadataFiles.remove(checkpointId);
+        final byte[] metadata = metadataFiles.remove(checkpointId);
+        if (metadata != null)
+        {
+            spareMetadata = metadata;
+        }
         addFiles(stateFiles.remove(checkpointId), dropped);
         savepoints.remove(checkpointId);
     }

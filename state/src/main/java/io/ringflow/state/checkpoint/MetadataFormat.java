@@ -63,6 +63,21 @@ public final class MetadataFormat
      */
     public static byte[] encode(final CheckpointMetadata metadata)
     {
+        return encode(metadata, null);
+    }
+
+    /**
+     * {@link #encode(CheckpointMetadata)} into {@code reuse} when the file is exactly as long (checkpoints of one job
+     * usually encode to one length): storage that keeps metadata in memory passes the array of a checkpoint it
+     * dropped.
+     *
+     * @param metadata what to encode.
+     * @param reuse    an array no one reads any more, or null.
+     * @return the file's bytes: {@code reuse}, overwritten, or a new array.
+     * @throws IllegalArgumentException when a keyed chain has more increments than a reader accepts (65536).
+     */
+    public static byte[] encode(final CheckpointMetadata metadata, final byte[] reuse)
+    {
         final Encoder encoder = ENCODER.get();
         try
         {
@@ -127,7 +142,16 @@ public final class MetadataFormat
             }
             out.flush();
             final int headerAndBody = body.size();
-            final byte[] file = java.util.Arrays.copyOf(body.array(), headerAndBody + 4);
+            final byte[] file;
+            if (reuse != null && reuse.length == headerAndBody + 4)
+            {
+                System.arraycopy(body.array(), 0, reuse, 0, headerAndBody);
+                file = reuse;
+            }
+            else
+            {
+                file = java.util.Arrays.copyOf(body.array(), headerAndBody + 4);
+            }
             putIntAt(file, 8, headerAndBody - 12);
             final CRC32C crc = encoder.crc;
             crc.reset();

@@ -240,6 +240,22 @@ class MetadataFormatTest
      * key replaced, or the same keys in another map, must still come out in its own order.
      */
     @Test
+    void anArrayOfTheExactLengthIsEncodedIntoAnyOtherIsLeftAlone()
+    {
+        final CheckpointMetadata metadata = chained();
+        final byte[] expected = MetadataFormat.encode(metadata);
+        final byte[] sameLength = new byte[expected.length];
+        java.util.Arrays.fill(sameLength, (byte)0x7F);
+        final byte[] longer = new byte[expected.length + 1];
+
+        assertThat(MetadataFormat.encode(metadata, sameLength)).isSameAs(sameLength).isEqualTo(expected);
+        final byte[] encoded = MetadataFormat.encode(metadata, longer);
+        assertThat(encoded).isNotSameAs(longer).isEqualTo(expected);
+        assertThat(longer).as("an array of another length is not written").containsOnly(0);
+        assertThat(MetadataFormat.decode(sameLength, "reused")).isEqualTo(metadata);
+    }
+
+    @Test
     void keysOfTheLastEncodeAreReusedOnlyForTheSameSet()
     {
         final OperatorState state = new OperatorState(1, 128, List.of(new SubtaskState(BASE, null, null)));
