@@ -211,8 +211,11 @@ public final class CheckpointCoordinator implements CheckpointGateway
         committer.shutdown();
         for (final PendingCheckpoint p : aborted)
         {
-            p.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.JOB_STOPPED,
-                "checkpoint " + p.id + " aborted: the job stopped"));
+            if (p.future != null)
+            {
+                p.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.JOB_STOPPED,
+                    "checkpoint " + p.id + " aborted: the job stopped"));
+            }
         }
         for (final TriggerRequest request : refused)
         {
@@ -660,8 +663,11 @@ public final class CheckpointCoordinator implements CheckpointGateway
                 {
                     job.notifyCheckpointAborted(older.id);
                 }
-                older.future.completeExceptionally(new CheckpointException(CheckpointException.Reason.SUBSUMED,
-                    "checkpoint " + older.id + " subsumed by " + p.id));
+                if (older.future != null)
+                {
+                    older.future.completeExceptionally(new CheckpointException(
+                        CheckpointException.Reason.SUBSUMED, "checkpoint " + older.id + " subsumed by " + p.id));
+                }
             }
         }
         if (p.notifyTasks)
@@ -676,7 +682,10 @@ public final class CheckpointCoordinator implements CheckpointGateway
         {
             LOG.log(Level.WARNING, "a checkpoint listener of job '" + job.jobName() + "' threw", ex);
         }
-        p.future.complete(done);
+        if (p.future != null)
+        {
+            p.future.complete(done);
+        }
         // deleting older checkpoints is not part of this one's duration: announced first, pruned now
         committer.prune(p.id, pinned);
         startWaiting();
@@ -758,8 +767,11 @@ public final class CheckpointCoordinator implements CheckpointGateway
         for (final PendingCheckpoint p : failedCheckpoints)
         {
             job.notifyCheckpointAborted(p.id);
-            p.future.completeExceptionally(new CheckpointException(reason, (p.savepoint ? "savepoint " :
-                "checkpoint ") + p.id + " " + why));
+            if (p.future != null)
+            {
+                p.future.completeExceptionally(new CheckpointException(reason, (p.savepoint ? "savepoint " :
+                    "checkpoint ") + p.id + " " + why));
+            }
         }
         if (tooMany)
         {
@@ -784,8 +796,8 @@ public final class CheckpointCoordinator implements CheckpointGateway
             started = startWaitingLocked(now);
             if (!stopped && waitingSavepoints.isEmpty() && waitingCheckpoints.isEmpty() && mayStartLocked(false, now))
             {
-                // a periodic trigger that may not start now is dropped, never queued
-                periodic = registerLocked(false, new CompletableFuture<>());
+                // a periodic trigger that may not start now is dropped, never queued; nobody waits for its future
+                periodic = registerLocked(false, null);
             }
         }
         requestBarriers(started);

@@ -28,9 +28,9 @@ final class PendingCheckpoint
     final boolean savepoint;
     final long triggerNanos = System.nanoTime();
     final long triggerMillis = System.currentTimeMillis();
-    /** The future of the request that started it (a fresh one for a periodic checkpoint). */
+    /** The future of the request that started it; null for a periodic checkpoint, which nobody waits for. */
     final CompletableFuture<CompletedCheckpoint> future;
-    private final boolean[] acknowledged;
+    /** Per task, its acknowledgement; null until it acknowledged. */
     private final TaskAcknowledgement[] acks;
     private final long[] acknowledgedAfterNanos;
     /** Every task acknowledged; its metadata is being committed. */
@@ -62,7 +62,6 @@ final class PendingCheckpoint
         this.key = id;
         this.savepoint = savepoint;
         this.future = future;
-        this.acknowledged = new boolean[taskCount];
         this.acks = new TaskAcknowledgement[taskCount];
         this.acknowledgedAfterNanos = new long[taskCount];
     }
@@ -79,15 +78,14 @@ final class PendingCheckpoint
      */
     void acknowledge(final int task, final TaskAcknowledgement ack, final long now)
     {
-        acknowledged[task] = true;
-        acks[task] = ack;
+        acks[task] = java.util.Objects.requireNonNull(ack, "ack");
         acknowledgedAfterNanos[task] = now - triggerNanos;
     }
 
     /** @return whether the task has acknowledged. */
     boolean isAcknowledgedBy(final int task)
     {
-        return acknowledged[task];
+        return acks[task] != null;
     }
 
     /**
@@ -96,9 +94,9 @@ final class PendingCheckpoint
      */
     boolean isComplete(final boolean[] finished)
     {
-        for (int i = 0; i < acknowledged.length; i++)
+        for (int i = 0; i < acks.length; i++)
         {
-            if (!acknowledged[i] && !finished[i])
+            if (acks[i] == null && !finished[i])
             {
                 return false;
             }
