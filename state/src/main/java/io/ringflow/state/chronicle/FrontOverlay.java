@@ -276,7 +276,6 @@ final class FrontOverlay
         {
             return null;
         }
-        final int start = range.start();
         // the run's, until it is written (KeyGroupBuckets.writeTo gives it back with the run's arrays)
         final int[] groupStarts = RunArrays.takeZeroedInts(range.size() + 1);
         // the view's keys at the barrier bound what is emitted (all of them for a full snapshot): one pass over the
@@ -292,52 +291,23 @@ final class FrontOverlay
         // a delta that rewrites a slice also emits the slice's key groups whole, and gathers every key
         final boolean sliced = sliceGroupTo > sliceGroupFrom;
         final long[] everyKey = sliced ? RunArrays.takeLongs(held) : null;
-        final int[] gathered = new int[2];
-        longLongView.forEachChunk((entries, stamps, slots) ->
+        // a kept gatherer of this thread, not a closure and a counter array per snapshot
+        final LongRunGatherer gatherer = GATHERER.get().start(this, range, sliced, gatheredKeys, gatheredValues,
+            groups, groupStarts, everyKey);
+        try
         {
-            int at = gathered[0];
-            int every = gathered[1];
-            for (int slot = 0; slot < slots; slot++)
-            {
-                final long value = entries[2 * slot + 1];
-                if (value == CopyOnWriteLongTable.MISSING)
-                {
-                    continue;
-                }
-                final long key = entries[2 * slot];
-                final boolean changed = emits(value, stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]);
-                if (!changed && !sliced)
-                {
-                    continue;
-                }
-                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), maxParallelism);
-                if (sliced)
-                {
-                    everyKey[every++] = key;
-                }
-                if (changed || keyGroup >= sliceGroupFrom && keyGroup < sliceGroupTo)
-                {
-                    if (!range.contains(keyGroup))
-                    {
-                        throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store " +
-                            "that owns key groups " + range.start() + ".." + range.end() + ": keys must reach the " +
-                            "subtask that owns their key group");
-                    }
-                    gatheredKeys[at] = key;
-                    gatheredValues[at] = value;
-                    groups[at++] = (char)(keyGroup - start);
-                    groupStarts[keyGroup - start + 1]++;
-                }
-            }
-            gathered[0] = at;
-            gathered[1] = every;
-        });
+            longLongView.forEachChunk(gatherer);
+        }
+        finally
+        {
+            gatherer.end();
+        }
         if (sliced)
         {
             this.everyKey = everyKey;
-            everyKeyCount = gathered[1];
+            everyKeyCount = gatherer.every;
         }
-        final int size = gathered[0];
+        final int size = gatherer.at;
         for (int i = 1; i < groupStarts.length; i++)
         {
             groupStarts[i] += groupStarts[i - 1];
@@ -349,6 +319,98 @@ final class FrontOverlay
         RunArrays.giveLongs(gatheredValues);
         RunArrays.giveChars(groups);
         return new KeyGroupBuckets.LongRun(stateIndex, sortedKeys, sortedValues, groupStarts);
+    }
+
+    /** Each thread's gatherer for {@link #sortedLongRun}: one per thread, its arrays held only during a pass. */
+    private static final ThreadLocal<LongRunGatherer> GATHERER = ThreadLocal.withInitial(LongRunGatherer::new);
+
+    /**
+     * One pass of {@link #sortedLongRun} over the view's chunks: gathers, in slot order, the entries the overlay
+     * emits with each one's key group (and, with a slice, every key), counting them per key group. Thread contract:
+     * the thread that took it from {@link #GATHERER}, between {@link #start} and {@link #end}.
+     */
+    private static final class LongRunGatherer implements CopyOnWriteLongTable.ChunkConsumer
+    {
+        private FrontOverlay overlay;
+        private KeyGroupRange range;
+        private boolean sliced;
+        private long[] keys;
+        private long[] values;
+        private char[] groups;
+        private int[] groupStarts;
+        private long[] everyKey;
+        /** Entries gathered so far. */
+        int at;
+        /** Keys gathered so far into {@link #everyKey}. */
+        int every;
+
+        LongRunGatherer start(final FrontOverlay overlay, final KeyGroupRange range, final boolean sliced,
+            final long[] keys, final long[] values, final char[] groups, final int[] groupStarts,
+            final long[] everyKey)
+        {
+            this.overlay = overlay;
+            this.range = range;
+            this.sliced = sliced;
+            this.keys = keys;
+            this.values = values;
+            this.groups = groups;
+            this.groupStarts = groupStarts;
+            this.everyKey = everyKey;
+            at = 0;
+            every = 0;
+            return this;
+        }
+
+        @Override
+        public void accept(final long[] entries, final long[] stamps, final int slots)
+        {
+            final int start = range.start();
+            for (int slot = 0; slot < slots; slot++)
+            {
+                final long value = entries[2 * slot + 1];
+                if (value == CopyOnWriteLongTable.MISSING)
+                {
+                    continue;
+                }
+                final long key = entries[2 * slot];
+                final boolean changed = overlay.emits(value,
+                    stamps == null ? CopyOnWriteLongTable.MISSING : stamps[slot]);
+                if (!changed && !sliced)
+                {
+                    continue;
+                }
+                final int keyGroup = KeyGroups.keyGroupOfHash(Long.hashCode(key), overlay.maxParallelism);
+                if (sliced)
+                {
+                    everyKey[every++] = key;
+                }
+                if (changed || keyGroup >= overlay.sliceGroupFrom && keyGroup < overlay.sliceGroupTo)
+                {
+                    if (!range.contains(keyGroup))
+                    {
+                        throw new IllegalStateException("a key of key group " + keyGroup + " is held by a store " +
+                            "that owns key groups " + range.start() + ".." + range.end() + ": keys must reach the " +
+                            "subtask that owns their key group");
+                    }
+                    keys[at] = key;
+                    values[at] = value;
+                    groups[at++] = (char)(keyGroup - start);
+                    groupStarts[keyGroup - start + 1]++;
+                }
+            }
+        }
+
+        /** Lets go of the pass's arrays and overlay (the counts stay readable until the next start). */
+        void end()
+        {
+            overlay = null;
+            range = null;
+            keys = null;
+            values = null;
+            groups = null;
+            groupStarts = null;
+            everyKey = null;
+        }
     }
 
     /**
