@@ -796,7 +796,7 @@ public final class CheckpointCoordinator implements CheckpointGateway
             started = startWaitingLocked(now);
             if (!stopped && waitingSavepoints.isEmpty() && waitingCheckpoints.isEmpty() && mayStartLocked(false, now))
             {
-                // a periodic trigger that may not start now is dropped, never queued; nobody waits for its future
+                // a periodic trigger that may not start now is dropped, never queued; it has no future: nobody waits
                 periodic = registerLocked(false, null);
             }
         }

@@ -180,7 +180,10 @@ final class PendingCheckpoint
                         scratch.subtaskStates(at, state.parallelism());
                         scratch.parallelism[at] = state.parallelism();
                     }
-                    scratch.subtaskStates[at][state.subtask()] = state.state();
+                    // the kept array may be longer than this operator's parallelism: a subtask beyond it is refused,
+                    // as a fresh array of the parallelism would refuse it
+                    scratch.subtaskStates[at][java.util.Objects.checkIndex(state.subtask(), scratch.parallelism[at])] =
+                        state.state();
                     scratch.maxParallelism[at] = state.maxParallelism();
                 }
             }
@@ -217,7 +220,7 @@ final class PendingCheckpoint
                 states[s] = SubtaskState.EMPTY;
             }
         }
-        // List.of copies what it is given: the working array is not the metadata's
+        // the working array is not the metadata's: copied to this checkpoint's parallelism (List.of copies again)
         return new OperatorState(parallelism, scratch.maxParallelism[at],
             parallelism == 1 ? List.of(states[0]) : List.of(Arrays.copyOf(states, parallelism)));
     }
@@ -259,8 +262,8 @@ final class PendingCheckpoint
                         Arrays.fill(scratch.positions(at, source.parallelism()), 0, source.parallelism(), -1L);
                         scratch.parallelism[at] = source.parallelism();
                     }
-                    scratch.positions[at][source.subtask()] = acks[i] != null ? acks[i].position() :
-                        finishedPositions[i];
+                    scratch.positions[at][java.util.Objects.checkIndex(source.subtask(), scratch.parallelism[at])] =
+                        acks[i] != null ? acks[i].position() : finishedPositions[i];
                 }
             }
             if (count == 1)

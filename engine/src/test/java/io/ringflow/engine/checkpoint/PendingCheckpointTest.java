@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What a complete checkpoint's metadata says, gathered from its acknowledgements and its finished tasks. */
 class PendingCheckpointTest
@@ -175,5 +176,27 @@ class PendingCheckpointTest
             assertThat(reused.sourcePositions()).as("checkpoint %d", checkpoint).isEqualTo(fresh.sourcePositions());
             assertThat(reused.operators()).as("checkpoint %d", checkpoint).isEqualTo(fresh.operators());
         }
+    }
+
+    @Test
+    void aSubtaskBeyondItsOperatorsParallelismIsRefusedEvenWhenTheKeptArraysAreLonger()
+    {
+        // the kept arrays grew for an operator of parallelism 4; an acknowledgement of subtask 3 of parallelism 2
+        // must be refused, not stored where the metadata never reads it
+        final PendingCheckpoint.Scratch kept = new PendingCheckpoint.Scratch();
+        final List<CheckpointParticipant> wide = List.of(new Task(0, "count 3", null));
+        final PendingCheckpoint first = new PendingCheckpoint(1, 1, false, new CompletableFuture<>());
+        first.acknowledge(0, ack(-1, new TaskAcknowledgement.OperatorStateAck("count", 3, 4, 128, keyed("c"))), 1);
+        first.metadata(wide, new long[1], kept);
+        final PendingCheckpoint second = new PendingCheckpoint(2, 1, false, new CompletableFuture<>());
+        second.acknowledge(0, ack(-1, new TaskAcknowledgement.OperatorStateAck("count", 3, 2, 128, keyed("d"))), 1);
+
+        assertThatThrownBy(() -> second.metadata(wide, new long[1], kept))
+            .isInstanceOf(IndexOutOfBoundsException.class);
+        // and the arrays are left clean for the next checkpoint
+        final PendingCheckpoint third = new PendingCheckpoint(3, 1, false, new CompletableFuture<>());
+        third.acknowledge(0, ack(-1, new TaskAcknowledgement.OperatorStateAck("count", 1, 2, 128, keyed("e"))), 1);
+        assertThat(third.metadata(wide, new long[1], kept).operators()).isEqualTo(Map.of("count",
+            new OperatorState(2, 128, List.of(SubtaskState.EMPTY, keyed("e")))));
     }
 }

@@ -603,16 +603,10 @@ public final class PageViewCommand implements Callable<Integer>
                         checkpointDurations == null ? 0 : checkpointDurations.completed());
                 }
             }
-            // as "%8.1f s %,14d %,16d %10.1f %10.1f %10.1f%n" would print it, without the formatter's garbage
-            final StringBuilder second = line.start();
-            ReportLine.appendTenths(second, 8, now - start, SECOND).append(" s ");
-            ReportLine.appendGrouped(second, 14, Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)));
-            ReportLine.appendGrouped(second.append(' '), 16, total);
-            appendMicros(second.append(' '), interval, 50.0);
-            appendMicros(second.append(' '), interval, 99.0);
-            appendMicros(second.append(' '), interval, 99.9);
+            appendSecond(line.start(), now - start,
+                Math.round((total - lastTotal) * 1e9 / Math.max(1, now - lastTick)), total, interval);
             line.printTo(out);
-            final CompletedCheckpoint newest = checkpointDurations == null ? null : checkpointDurations.newest();
+            final CompletedCheckpoint newest = newestCheckpoint(handle);
             if (newest != null && newest.checkpointId() != lastCheckpointShown)
             {
                 newest.appendSummary(line.start().append("           "));
@@ -829,6 +823,39 @@ public final class PageViewCommand implements Callable<Integer>
             options.rate() == 0 ? "as fast as possible" : String.format(Locale.ROOT, "%,d views/s", options.rate()),
             options.parallelism(), options.idleStrategy());
         out.flush();
+    }
+
+    /**
+     * @return the newest completed checkpoint, or null: from the sample's listener once it has seen one (no copy of
+     *     the job's list each second), else from the job, since checkpoints completed before the listener was
+     *     registered reached only the job's list.
+     */
+    private CompletedCheckpoint newestCheckpoint(final JobHandle handle)
+    {
+        final CompletedCheckpoint heard = checkpointDurations == null ? null : checkpointDurations.newest();
+        if (heard != null)
+        {
+            return heard;
+        }
+        final List<CompletedCheckpoint> completed = handle.completedCheckpoints();
+        return completed.isEmpty() ? null : completed.get(completed.size() - 1);
+    }
+
+    /**
+     * Appends one second's report line, as {@code "%8.1f s %,14d %,16d %10.1f %10.1f %10.1f"} of the elapsed seconds,
+     * the rate, the total and the interval's p50, p99 and p99.9 in microseconds would print it ({@code "-"} for an
+     * empty interval), without the formatter's garbage.
+     */
+    static StringBuilder appendSecond(final StringBuilder line, final long elapsedNanos, final long perSecond,
+        final long total, final Histogram interval)
+    {
+        ReportLine.appendTenths(line, 8, elapsedNanos, SECOND).append(" s ");
+        ReportLine.appendGrouped(line, 14, perSecond);
+        ReportLine.appendGrouped(line.append(' '), 16, total);
+        appendMicros(line.append(' '), interval, 50.0);
+        appendMicros(line.append(' '), interval, 99.0);
+        appendMicros(line.append(' '), interval, 99.9);
+        return line;
     }
 
     /** Appends {@link #micros}' text without a format. */

@@ -8,13 +8,16 @@ import io.ringflow.engine.api.SubtaskCheckpointStats;
 import io.ringflow.engine.api.functions.MapFunction;
 import io.ringflow.engine.api.sink.DiscardSink;
 import io.ringflow.engine.api.source.CollectionSource;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -92,5 +95,37 @@ class PageViewCommandTest
             durations.print(5, out);
         }
         return text.toString();
+    }
+
+    @Test
+    void aSecondsLineReadsAsTheFormatItReplaced()
+    {
+        // elapsed times, rates, totals and latency distributions of any size, and an empty interval
+        final SplittableRandom random = new SplittableRandom(20261207L);
+        final StringBuilder line = new StringBuilder();
+        for (int i = 0; i < 2_000; i++)
+        {
+            final Histogram interval = new Histogram(3);
+            final int samples = i % 10 == 0 ? 0 : 1 + random.nextInt(1_000);
+            for (int n = 0; n < samples; n++)
+            {
+                interval.recordValue(random.nextLong(1, random.nextBoolean() ? 10_000 : 500_000_000));
+            }
+            final long elapsed = random.nextLong(0, 86_400_000_000_000L);
+            final long perSecond = random.nextLong(0, 100_000_000);
+            final long total = random.nextLong(0, Long.MAX_VALUE / 2);
+            line.setLength(0);
+
+            assertThat(PageViewCommand.appendSecond(line, elapsed, perSecond, total, interval).toString())
+                .isEqualTo(String.format(Locale.ROOT, "%8.1f s %,14d %,16d %s %s %s", elapsed / 1e9, perSecond,
+                    total, micros(interval, 50.0), micros(interval, 99.0), micros(interval, 99.9)));
+        }
+    }
+
+    /** The per-percentile text the report printed with a format. */
+    private static String micros(final Histogram histogram, final double percentile)
+    {
+        return histogram.getTotalCount() == 0 ? String.format(Locale.ROOT, "%10s", "-") :
+            String.format(Locale.ROOT, "%10.1f", histogram.getValueAtPercentile(percentile) / 1e3);
     }
 }

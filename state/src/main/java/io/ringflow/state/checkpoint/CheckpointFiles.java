@@ -67,6 +67,12 @@ final class CheckpointFiles
         count = 0;
     }
 
+    /** @return how many files it holds. */
+    synchronized int size()
+    {
+        return count;
+    }
+
     /** @return the bytes of the arrays the files hold, used or not. */
     synchronized long heldBytes()
     {

@@ -25,7 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Thread-safe: {@link #store}, {@link #discardPending}, {@link #discardAll}, the registration of shared files, the
  * checkpoints' bookkeeping and every lookup or addition of a file are serialized on this object; the bytes of state
- * files are written and read concurrently, outside the lock.
+ * files are written and read concurrently, outside the lock. A task finishing a small in-memory state file may so
+ * wait for a prune under way: with the files of a few checkpoints, microseconds; with shared files (incremental
+ * checkpoints), the prune decodes every stored metadata to find the ones still referenced, under the lock.
  */
 public final class InMemoryCheckpointStorage implements CheckpointStorage
 {
@@ -228,6 +230,10 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         }
     }
 
+    /**
+     * {@inheritDoc} {@code pinned} is asked only {@code contains}, under this storage's lock, while retention walks a
+     * kept array of the stored ids: it must not call back into this storage.
+     */
     @Override
     public synchronized void prune(final long newest, final int retained, final Set<Long> pinned)
     {
@@ -525,6 +531,13 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
     {
         final CheckpointFiles files = stateFiles.get(checkpointId);
         return files == null ? 0 : files.heldBytes();
+    }
+
+    /** @return how many private state files the table of a checkpoint holds; for tests of the tables' reuse. */
+    synchronized int fileCount(final long checkpointId)
+    {
+        final CheckpointFiles files = stateFiles.get(checkpointId);
+        return files == null ? 0 : files.size();
     }
 
     /** @return a checkpoint's private state file of that name, or null. */

@@ -273,8 +273,7 @@ class InMemoryStateFileRecyclingTest
     void aDroppedCheckpointsFileTableServesALaterCheckpointWithNoneOfItsFiles() throws IOException
     {
         // checkpoint 1 writes a and b; checkpoint 2 only a, and its commit drops 1 (retain 1), whose emptied table
-        // the first file of checkpoint 3 takes: 3 holds c alone, 2 still its a, and 1 nothing (a stale entry would
-        // read as missing too: a dropped file's arrays are recycled; emptying the table keeps them unreachable)
+        // the first file of checkpoint 3 takes: 3 holds c alone, 2 still its a, and 1 nothing
         final InMemoryCheckpointStorage storage = new InMemoryCheckpointStorage();
         final StateHandle a1 = writeHandle(storage, 1, "a", 300);
         final StateHandle b1 = writeHandle(storage, 1, "b", 500);
@@ -287,6 +286,8 @@ class InMemoryStateFileRecyclingTest
 
         assertThat(storage.readState(3, c3)).hasSize(900);
         assertThat(storage.readState(4, d4)).hasSize(1_100);
+        assertThat(storage.fileCount(3)).as("checkpoint 3's table, checkpoint 1's emptied").isOne();
+        assertThat(storage.fileCount(4)).isOne();
         assertThatThrownBy(() -> storage.readState(4, c3)).isInstanceOf(CorruptCheckpointException.class);
         assertThatThrownBy(() -> storage.readState(3, d4)).isInstanceOf(CorruptCheckpointException.class);
         assertThat(storage.readState(2, a2)).hasSize(700);

@@ -235,10 +235,6 @@ class MetadataFormatTest
         assertThat(MetadataFormat.encode(metadata)).isEqualTo(frame(3, body.toByteArray()));
     }
 
-    /**
-     * The encoder reuses the last checkpoint's key order when the next has the same keys: a map as large but with one
-     * key replaced, or the same keys in another map, must still come out in its own order.
-     */
     @Test
     void anArrayOfTheExactLengthIsEncodedIntoAnyOtherIsLeftAlone()
     {
@@ -255,6 +251,10 @@ class MetadataFormatTest
         assertThat(MetadataFormat.decode(sameLength, "reused")).isEqualTo(metadata);
     }
 
+    /**
+     * The encoder reuses the last checkpoint's key order when the next has the same keys: a map as large but with one
+     * key replaced, or the same keys in another map, must still come out in its own order.
+     */
     @Test
     void keysOfTheLastEncodeAreReusedOnlyForTheSameSet()
     {

@@ -15,10 +15,10 @@ import java.util.List;
  * What a task's chain captured at one barrier, waiting to be written: per operator, the asynchronous part of its keyed
  * snapshot and its encoded operator state; for the head, the in-flight records of its input channels.
  *
- * <p>Thread contract: built on the task thread; {@link #write} runs once on the flusher, and {@link #release} on
- * whichever thread last holds it. A capture the task thread itself wrote (or found empty) is no one else's once
- * acknowledged: the task takes it again for its next barrier ({@link #reuse}), so a checkpoint of a small state
- * builds no new capture.
+ * <p>Thread contract: built on the task thread; {@link #write} runs once, on the flusher or, for a small capture
+ * into storage that is not durable, on the task thread itself; {@link #release} on whichever thread last holds it. A
+ * capture the task thread itself wrote (or found empty) is no one else's once acknowledged: the task takes it again
+ * for its next barrier ({@link #reuse}), so a checkpoint of a small state builds no new capture.
  */
 public final class TaskSnapshot
 {
@@ -157,7 +157,8 @@ public final class TaskSnapshot
     }
 
     /**
-     * Writes every part to the checkpoint's storage, durably. Flusher thread.
+     * Writes every part to the checkpoint's storage, durably. The flusher, or the task thread for a small in-memory
+     * capture.
      *
      * @param storage where.
      * @return the state of every operator that had any; {@link #bytesWritten()} is then what was written.
