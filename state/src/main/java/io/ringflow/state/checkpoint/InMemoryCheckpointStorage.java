@@ -485,7 +485,7 @@ public final class InMemoryCheckpointStorage implements CheckpointStorage
         savepoints.remove(checkpointId);
     }
 
-    /** Adds a dropped checkpoint's files to {@code dropped} and keeps its emptied table for the next. Under the lock. */
+    /** Adds a dropped checkpoint's files to {@code dropped}; keeps its emptied table for the next. Under the lock. */
     private void addFiles(final CheckpointFiles files, final List<InMemoryFile> dropped)
     {
         if (files != null)
