@@ -95,22 +95,7 @@ public final class BarrierHandler
         Objects.checkIndex(channel, channelCount);
         Objects.requireNonNull(barrier, "barrier");
         // no closure: this event comes with every checkpoint, on the task thread
-        final BarrierHandlerState current = enter("barrierReceived");
-        final BarrierHandlerState next;
-        try
-        {
-            next = current.barrierReceived(controller, channel, barrier, clock.nanoTime());
-        }
-        catch (final Throwable ex)
-        {
-            failure = ex;
-            throw ex;
-        }
-        finally
-        {
-            inEvent = false;
-        }
-        transition(next);
+        dispatch(Event.BARRIER_RECEIVED, channel, barrier, clock.nanoTime());
     }
 
     /**
@@ -131,8 +116,7 @@ public final class BarrierHandler
     {
         Objects.checkIndex(channel, channelCount);
         Objects.requireNonNull(barrier, "barrier");
-        dispatch("barrierAnnounced",
-            current -> current.barrierAnnounced(controller, channel, barrier, clock.nanoTime()));
+        dispatch(Event.BARRIER_ANNOUNCED, channel, barrier, clock.nanoTime());
     }
 
     /**
@@ -145,7 +129,7 @@ public final class BarrierHandler
     public void endOfInput(final int channel)
     {
         Objects.checkIndex(channel, channelCount);
-        dispatch("endOfInput", current -> current.endOfInput(controller, channel, clock.nanoTime()));
+        dispatch(Event.END_OF_INPUT, channel, null, clock.nanoTime());
     }
 
     /**
@@ -173,24 +157,8 @@ public final class BarrierHandler
         {
             return false;
         }
-        // Written out rather than dispatched: called every work cycle while armed, so no lambda per call.
-        final BarrierHandlerState current = enter("checkTimeout");
-        final BarrierHandlerState next;
-        try
-        {
-            next = current.checkTimeout(controller, nowNanos);
-        }
-        catch (final Throwable ex)
-        {
-            failure = ex;
-            throw ex;
-        }
-        finally
-        {
-            inEvent = false;
-        }
-        transition(next);
-        return next != current;
+        // called every work cycle while armed: an event code, no closure
+        return dispatch(Event.CHECK_TIMEOUT, -1, null, nowNanos);
     }
 
     /**
@@ -202,7 +170,7 @@ public final class BarrierHandler
      */
     public void checkpointAborted(final long checkpointId)
     {
-        dispatch("checkpointAborted", current -> current.checkpointAborted(controller, checkpointId));
+        dispatch(Event.CHECKPOINT_ABORTED, -1, null, checkpointId);
     }
 
     /**
@@ -215,7 +183,7 @@ public final class BarrierHandler
         {
             return;
         }
-        dispatch("close", current -> current.close(controller));
+        dispatch(Event.CLOSE, -1, null, 0);
     }
 
     /**
@@ -268,24 +236,51 @@ public final class BarrierHandler
         return channelCount;
     }
 
-    /** One protocol event: the current state in, the next state out. Allocated per event, never per record. */
-    @FunctionalInterface
-    private interface Event
+    /** The protocol's events; {@link #dispatch} runs one by its constant, so no closure is built per event. */
+    private enum Event
     {
-        BarrierHandlerState apply(BarrierHandlerState current);
+        BARRIER_RECEIVED("barrierReceived"),
+        BARRIER_ANNOUNCED("barrierAnnounced"),
+        END_OF_INPUT("endOfInput"),
+        CHECK_TIMEOUT("checkTimeout"),
+        CHECKPOINT_ABORTED("checkpointAborted"),
+        CLOSE("close");
+
+        /** The public method's name, for messages. */
+        final String method;
+
+        Event(final String method)
+        {
+            this.method = method;
+        }
     }
 
     /**
      * Runs one event on the current state and installs the state it returns; an exception leaves the handler
      * unusable (the state may have called the controller half way).
+     *
+     * @param event   what happened.
+     * @param channel the channel of a barrier or an END_OF_INPUT; else ignored.
+     * @param barrier the barrier of a barrier event; else ignored.
+     * @param value   a reading of the clock, or for {@link Event#CHECKPOINT_ABORTED} the checkpoint's id; ignored
+     *                by {@link Event#CLOSE}.
+     * @return whether the state changed.
      */
-    private void dispatch(final String name, final Event event)
+    private boolean dispatch(final Event event, final int channel, final CheckpointBarrier barrier, final long value)
     {
-        final BarrierHandlerState current = enter(name);
+        final BarrierHandlerState current = enter(event.method);
         final BarrierHandlerState next;
         try
         {
-            next = event.apply(current);
+            next = switch (event)
+            {
+                case BARRIER_RECEIVED -> current.barrierReceived(controller, channel, barrier, value);
+                case BARRIER_ANNOUNCED -> current.barrierAnnounced(controller, channel, barrier, value);
+                case END_OF_INPUT -> current.endOfInput(controller, channel, value);
+                case CHECK_TIMEOUT -> current.checkTimeout(controller, value);
+                case CHECKPOINT_ABORTED -> current.checkpointAborted(controller, value);
+                case CLOSE -> current.close(controller);
+            };
         }
         catch (final Throwable ex)
         {
@@ -297,6 +292,7 @@ public final class BarrierHandler
             inEvent = false;
         }
         transition(next);
+        return next != current;
     }
 
     private BarrierHandlerState enter(final String event)
