@@ -51,12 +51,29 @@ final class CompilerDirectives
         "io/ringflow/engine/runtime/task/KeyHashOutput*.*");
 
     /**
-     * What compilations the directive applies to: the record loops (a channel's, a source reader's) and the record
-     * path's own methods, each copy of a template included (a hidden class's name is its template's and a suffix).
+     * The engine's methods above the record loops. C2 may compile any of them as the root of a compilation that
+     * inlines a source's {@code pollNext} (small enough to inline): a compilation rooted at
+     * {@code SourceOperator.emitNext} did so in about one JVM in three with {@code -XX:-TieredCompilation}, and with the
+     * directive matching only the record path's own roots, the chain under the reader was left to C2's size rules and
+     * every record escaped (docs/benchmarks.md, "Why: the record loop stranded in the interpreter"). A channel's loop is too
+     * big to be inlined here, so these compilations call it, and it stays a root of its own.
      */
-    static final List<String> ROOTS = concat(List.of(
+    static final List<String> TASK_LOOP = List.of(
+        "io/ringflow/engine/runtime/task/Task.run",
+        "io/ringflow/engine/runtime/task/Task.cycle",
+        "io/ringflow/engine/runtime/task/InputTask.doWork",
+        "io/ringflow/engine/runtime/task/InputTask.pollWatchingAnnouncements",
+        "io/ringflow/engine/runtime/task/SourceTask.doWork",
+        "io/ringflow/engine/runtime/task/SourceOperator.emitNext");
+
+    /**
+     * What compilations the directive applies to: the record loops (a channel's, a source reader's), the record path's
+     * own methods, each copy of a template included (a hidden class's name is its template's and a suffix), and the
+     * task loop above the record loops.
+     */
+    static final List<String> ROOTS = concat(concat(List.of(
         "io/ringflow/engine/runtime/task/ChannelInput*.drain",
-        "*.pollNext"), OPERATORS_AND_OUTPUTS);
+        "*.pollNext"), OPERATORS_AND_OUTPUTS), TASK_LOOP);
 
     /**
      * What those compilations inline whatever its compiled size: the record path's classes (operators, outputs, the

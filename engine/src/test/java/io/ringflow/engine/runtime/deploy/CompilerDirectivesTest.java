@@ -3,6 +3,8 @@ package io.ringflow.engine.runtime.deploy;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
+import java.util.Arrays;
 import javax.management.ObjectName;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +37,24 @@ class CompilerDirectivesTest
         assertThat(printed.split("Directive:", -1)).hasSize(3);
         CompilerDirectives.installOnce();
         assertThat(printDirectives()).isEqualTo(printed);
+    }
+
+    /**
+     * A root that names no method matches no compilation, silently: each of the task loop's roots must name a method
+     * its class declares (a rename fails here, not in a benchmark).
+     */
+    @Test
+    void everyTaskLoopRootNamesADeclaredMethod() throws Exception
+    {
+        for (final String root : CompilerDirectives.TASK_LOOP)
+        {
+            final int dot = root.lastIndexOf('.');
+            final Class<?> holder = Class.forName(root.substring(0, dot).replace('/', '.'));
+            final String method = root.substring(dot + 1);
+            assertThat(Arrays.stream(holder.getDeclaredMethods()).map(Method::getName))
+                .as("%s declares %s", holder.getName(), method).contains(method);
+        }
+        assertThat(CompilerDirectives.ROOTS).containsAll(CompilerDirectives.TASK_LOOP);
     }
 
     private static String printDirectives() throws Exception
