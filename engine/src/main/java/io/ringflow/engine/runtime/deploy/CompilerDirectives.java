@@ -55,8 +55,8 @@ final class CompilerDirectives
      * inlines a source's {@code pollNext} (small enough to inline): a compilation rooted at
      * {@code SourceOperator.emitNext} did so in about one JVM in three with {@code -XX:-TieredCompilation}, and with the
      * directive matching only the record path's own roots, the chain under the reader was left to C2's size rules and
-     * every record escaped (docs/benchmarks.md, "Why: the record loop stranded in the interpreter"). A channel's loop is too
-     * big to be inlined here, so these compilations call it, and it stays a root of its own.
+     * every record escaped (docs/benchmarks.md, "A second road to the same bytes"). A channel's loop is too big to be
+     * inlined here, so these compilations call it, and it stays a root of its own.
      */
     static final List<String> TASK_LOOP = List.of(
         "io/ringflow/engine/runtime/task/Task.run",
