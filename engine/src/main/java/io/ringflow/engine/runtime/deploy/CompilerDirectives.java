@@ -52,8 +52,8 @@ final class CompilerDirectives
 
     /**
      * The engine's methods above the record loops. C2 may compile any of them as the root of a compilation that
-     * inlines a source's {@code pollNext} (small enough to inline): a compilation rooted at
-     * {@code SourceOperator.emitNext} did so in about one JVM in three with {@code -XX:-TieredCompilation}, and with the
+     * inlines a source's {@code pollNext} (small enough to inline): a compilation rooted at {@code
+     * SourceOperator.emitNext} did so in about one JVM in three with {@code -XX:-TieredCompilation}, and with the
      * directive matching only the record path's own roots, the chain under the reader was left to C2's size rules and
      * every record escaped (docs/benchmarks.md, "A second road to the same bytes"). A channel's loop is too big to be
      * inlined here, so these compilations call it, and it stays a root of its own.
