@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -78,7 +79,7 @@ final class PendingCheckpoint
      */
     void acknowledge(final int task, final TaskAcknowledgement ack, final long now)
     {
-        acks[task] = java.util.Objects.requireNonNull(ack, "ack");
+        acks[task] = Objects.requireNonNull(ack, "ack");
         acknowledgedAfterNanos[task] = now - triggerNanos;
     }
 
@@ -182,7 +183,7 @@ final class PendingCheckpoint
                     }
                     // the kept array may be longer than this operator's parallelism: a subtask beyond it is refused,
                     // as a fresh array of the parallelism would refuse it
-                    scratch.subtaskStates[at][java.util.Objects.checkIndex(state.subtask(), scratch.parallelism[at])] =
+                    scratch.subtaskStates[at][Objects.checkIndex(state.subtask(), scratch.parallelism[at])] =
                         state.state();
                     scratch.maxParallelism[at] = state.maxParallelism();
                 }
@@ -262,7 +263,7 @@ final class PendingCheckpoint
                         Arrays.fill(scratch.positions(at, source.parallelism()), 0, source.parallelism(), -1L);
                         scratch.parallelism[at] = source.parallelism();
                     }
-                    scratch.positions[at][java.util.Objects.checkIndex(source.subtask(), scratch.parallelism[at])] =
+                    scratch.positions[at][Objects.checkIndex(source.subtask(), scratch.parallelism[at])] =
                         acks[i] != null ? acks[i].position() : finishedPositions[i];
                 }
             }

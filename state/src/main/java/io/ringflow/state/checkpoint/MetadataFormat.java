@@ -181,8 +181,8 @@ public final class MetadataFormat
     /**
      * Per thread, what {@link #encode} writes through, reused from one checkpoint's metadata to the next (the commit's
      * thread encodes every checkpoint): only the file's own array is new each time, unless the caller hands one to
-     * reuse. Not reentrant; encode calls no
-     * code of the caller's while it holds it (a map's {@code containsKey} and {@code keySet} aside).
+     * reuse. Not reentrant; encode calls no code of the caller's while it holds it (a map's {@code containsKey} and
+     * {@code keySet} aside).
      */
     private static final ThreadLocal<Encoder> ENCODER = ThreadLocal.withInitial(Encoder::new);
 
