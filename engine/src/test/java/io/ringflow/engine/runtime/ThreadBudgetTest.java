@@ -1,11 +1,9 @@
 package io.ringflow.engine.runtime;
 
+import io.ringflow.engine.TestJobs;
 import io.ringflow.engine.api.CheckpointConfig;
 import io.ringflow.engine.api.JobConfig;
-import io.ringflow.engine.api.JobEnvironment;
 import io.ringflow.engine.api.JobHandle;
-import io.ringflow.engine.api.sink.DiscardSink;
-import io.ringflow.engine.api.source.GeneratorSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,32 +32,12 @@ class ThreadBudgetTest
             .filter(name -> name.contains(job)).sorted().toList();
     }
 
-    private static JobHandle start(final String job, final JobConfig config, final AtomicLong seen)
-    {
-        final JobEnvironment env = JobEnvironment.create(config);
-        env.fromSource(GeneratorSource.unbounded(Long.class, (i, nanos) -> i).withRate(50_000), "numbers")
-            .keyBy(n -> n % 11)
-            .map(n ->
-            {
-                seen.incrementAndGet();
-                return n;
-            })
-            .returns(Long.class)
-            .setParallelism(2)
-            .keyBy(n -> n % 11)
-            .reduce(Long::sum)
-            .setParallelism(2)
-            .sinkTo(new DiscardSink<>())
-            .setParallelism(2);
-        return env.execute(job);
-    }
-
     @Test
     void durableCheckpointsAddTheTimerTheFlusherAndTheIoThread() throws Exception
     {
         final String job = "budget-durable";
         final AtomicLong seen = new AtomicLong();
-        final JobHandle handle = start(job, JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofDays(1))
+        final JobHandle handle = TestJobs.startFiveTaskKeyedJob(job, JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofDays(1))
             .directory(dir).build()).build(), seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 100);
         handle.triggerCheckpoint().get(60, TimeUnit.SECONDS);
@@ -84,7 +62,7 @@ class ThreadBudgetTest
     {
         final String job = "budget-in-memory";
         final AtomicLong seen = new AtomicLong();
-        final JobHandle handle = start(job, JobConfig.builder().build(), seen);
+        final JobHandle handle = TestJobs.startFiveTaskKeyedJob(job, JobConfig.builder().build(), seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 100);
         for (int i = 0; i < 3; i++)
         {

@@ -59,7 +59,7 @@ final class CompilerDirectives
      * inlined here, so these compilations call it, and it stays a root of its own.
      */
     static final List<String> TASK_LOOP = List.of(
-        "io/ringflow/engine/runtime/task/Task.run",
+        "io/ringflow/engine/runtime/task/TaskLoop*.run",
         "io/ringflow/engine/runtime/task/Task.cycle",
         "io/ringflow/engine/runtime/task/InputTask.doWork",
         "io/ringflow/engine/runtime/task/InputTask.pollWatchingAnnouncements",

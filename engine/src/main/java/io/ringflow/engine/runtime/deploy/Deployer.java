@@ -263,6 +263,7 @@ public final class Deployer
                 final Task task = buildTask(execution, head, members, s, channels, edgeCodecs, signals, cpu,
                     restorer, keyedRestores, specializer);
                 task.forgetChangesAtCompletion(localStores != null && !config.checkpointing().incremental());
+                task.privateLoop(config.specializeChains());
                 final Thread thread = new Thread(task, "ringflow-" + jobName + "-" + head.name() + "-" + s);
                 thread.setDaemon(false);
                 execution.addTask(task, thread);

@@ -49,17 +49,20 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
      * when the last one went to the flusher. Task thread only.
      */
     private TaskSnapshot spareSnapshot;
-    private boolean finished;
+    /** Whether the task has finished; task thread only (the loop of {@link TaskLoop} reads it). */
+    boolean finished;
     /**
      * Every input ended but an operator still holds output a checkpoint must release: the task takes part in
      * checkpoints by itself (snapshot and acknowledge, no barrier downstream) until it holds none. Task thread only.
      */
-    private boolean awaitingCommit;
+    boolean awaitingCommit;
     /** Set by the coordinator's thread when the checkpoint this task asked for was refused or failed. */
     private volatile boolean commitCheckpointFailed;
     /** True while the task thread is in its work loop: only then may a stop interrupt it. Guarded by this. */
     private boolean interruptible;
     private boolean flushedWhileWaiting;
+    /** Whether the loop runs in a private copy of {@link TaskLoop}; set before the task starts. */
+    private boolean privateLoop;
     private int index;
     /** Messages for this task: posted by any thread, run by the task at the start of its next cycle. */
     private final ConcurrentLinkedQueue<TaskMail> mailbox = new ConcurrentLinkedQueue<>();
@@ -130,30 +133,14 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             {
                 return;
             }
-            while (!finished)
+            final Class<?> loopClass = TaskLoops.acquire(privateLoop);
+            try
             {
-                if (host.isStopping())
-                {
-                    break;
-                }
-                if (!mailbox.isEmpty())
-                {
-                    runMailbox();
-                }
-                if (awaitingCommit)
-                {
-                    final int work = awaitCommit();
-                    if (!finished)
-                    {
-                        idle(work);
-                    }
-                    continue;
-                }
-                final int work = cycle();
-                if (!finished)
-                {
-                    idle(work);
-                }
+                ClassCopies.construct(Loop.class, loopClass, this).run();
+            }
+            finally
+            {
+                TaskLoops.release(loopClass);
             }
         }
         catch (final TaskCancelledException cancelled)
@@ -236,7 +223,14 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         mailbox.add(mail);
     }
 
-    private void runMailbox()
+    /** @return whether messages wait in the mailbox. Task thread. */
+    final boolean hasMail()
+    {
+        return !mailbox.isEmpty();
+    }
+
+    /** Runs every message in the mailbox. Task thread. */
+    final void runMailbox()
     {
         TaskMail mail;
         while ((mail = mailbox.poll()) != null)
@@ -282,6 +276,15 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     }
 
     /**
+     * @param value whether the task's loop runs in a private copy of {@link TaskLoop}, used by no other running task
+     *              (the specialised path), or in the template, shared (the general path). Before the task starts.
+     */
+    public final void privateLoop(final boolean value)
+    {
+        privateLoop = value;
+    }
+
+    /**
      * @param value whether each completed checkpoint lets the keyed stores forget their changes up to it (local
      *              recovery without incremental snapshots). Before the task starts.
      */
@@ -324,7 +327,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
      *
      * @return 1 when something was done, else 0.
      */
-    private int awaitCommit()
+    final int awaitCommit()
     {
         if (!chainHoldsUncommittedOutput())
         {
@@ -489,6 +492,17 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
                 throw OperatorException.wrap(operator.runtime(), ex);
             }
         }
+    }
+
+    /** What a task thread runs between its operators' opening and closing: {@link TaskLoop} or a copy of it. */
+    interface Loop
+    {
+        /**
+         * Runs work cycles until the task finishes or its job stops. Task thread.
+         *
+         * @throws Exception fails the task.
+         */
+        void run() throws Exception;
     }
 
     /** Called on the task thread before operators are opened. */

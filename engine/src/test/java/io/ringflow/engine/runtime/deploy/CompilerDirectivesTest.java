@@ -49,7 +49,8 @@ class CompilerDirectivesTest
         for (final String root : CompilerDirectives.TASK_LOOP)
         {
             final int dot = root.lastIndexOf('.');
-            final Class<?> holder = Class.forName(root.substring(0, dot).replace('/', '.'));
+            // "Template*" also matches the template's copies, which are named after it
+            final Class<?> holder = Class.forName(root.substring(0, dot).replace('/', '.').replace("*", ""));
             final String method = root.substring(dot + 1);
             assertThat(Arrays.stream(holder.getDeclaredMethods()).map(Method::getName))
                 .as("%s declares %s", holder.getName(), method).contains(method);
