@@ -37,8 +37,10 @@ class ThreadBudgetTest
     {
         final String job = "budget-durable";
         final AtomicLong seen = new AtomicLong();
-        final JobHandle handle = TestJobs.startFiveTaskKeyedJob(job, JobConfig.builder().checkpointing(CheckpointConfig.every(Duration.ofDays(1))
-            .directory(dir).build()).build(), seen);
+        final JobConfig config = JobConfig.builder()
+            .checkpointing(CheckpointConfig.every(Duration.ofDays(1)).directory(dir).build())
+            .build();
+        final JobHandle handle = TestJobs.startFiveTaskKeyedJob(job, config, seen);
         await().atMost(Duration.ofSeconds(60)).until(() -> seen.get() > 100);
         handle.triggerCheckpoint().get(60, TimeUnit.SECONDS);
 

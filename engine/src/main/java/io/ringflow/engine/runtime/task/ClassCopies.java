@@ -42,7 +42,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>When a copy cannot be made (the template's bytes cannot be read, the class cannot be defined), the template
  * itself is used, the general path, and that is logged once per template: a job never fails for it.
  *
- * <p>Thread contract: thread-safe; used by deploying threads.
+ * <p>Thread contract: thread-safe; used by deploying threads, and by task threads for their loops ({@link TaskLoops}).
  */
 public final class ClassCopies
 {
@@ -126,7 +126,8 @@ public final class ClassCopies
     }
 
     /**
-     * @param template a record-path class of the engine (see the class comment for what it must be).
+     * @param template a record-path class of the engine or {@link TaskLoop} (see the class comment for what it must
+     *                 be).
      * @param <T>      its type.
      * @return a new hidden copy of it, never shared, or the template itself when copies are off or one cannot be made.
      */
@@ -146,7 +147,7 @@ public final class ClassCopies
         {
             if (WARNED.add(template))
             {
-                LOG.log(Level.INFO, "records through " + template.getName() + " take the general path: no private " +
+                LOG.log(Level.INFO, template.getName() + " is used as it is, shared (the general path): no private " +
                     "copy of it could be made (" + ex + ")");
             }
             return template;

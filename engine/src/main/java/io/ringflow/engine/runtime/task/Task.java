@@ -58,7 +58,10 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     boolean awaitingCommit;
     /** Set by the coordinator's thread when the checkpoint this task asked for was refused or failed. */
     private volatile boolean commitCheckpointFailed;
-    /** True while the task thread is in its work loop: only then may a stop interrupt it. Guarded by this. */
+    /**
+     * True while the task thread is in its work loop (from just before it, once the loop's class is ready): only then
+     * may a stop interrupt it. Guarded by this.
+     */
     private boolean interruptible;
     private boolean flushedWhileWaiting;
     /** Whether the loop runs in a private copy of {@link TaskLoop}; set before the task starts. */
@@ -111,6 +114,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
     public final void run()
     {
         Throwable failure = null;
+        Class<?> loopClass = null;
         try
         {
             if (cpu >= 0)
@@ -125,6 +129,13 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             }
             collectTimedOperators();
             onOperatorsOpened();
+            // Before the loop may be interrupted: a first copy is defined here, which reads its template's class file.
+            loopClass = TaskLoops.SHARED.acquire(privateLoop);
+            final Loop loop = newLoop(loopClass);
+            if (loop instanceof TaskLoop)
+            {
+                loopClass = TaskLoop.class;
+            }
             synchronized (this)
             {
                 interruptible = true;
@@ -133,15 +144,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             {
                 return;
             }
-            final Class<?> loopClass = TaskLoops.acquire(privateLoop);
-            try
-            {
-                ClassCopies.construct(Loop.class, loopClass, this).run();
-            }
-            finally
-            {
-                TaskLoops.release(loopClass);
-            }
+            loop.run();
         }
         catch (final TaskCancelledException cancelled)
         {
@@ -154,6 +157,10 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
         }
         finally
         {
+            if (loopClass != null)
+            {
+                TaskLoops.SHARED.release(loopClass);
+            }
             synchronized (this)
             {
                 interruptible = false;
@@ -176,6 +183,29 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             {
                 host.taskFinished(this);
             }
+        }
+    }
+
+    /**
+     * @param loopClass {@link TaskLoop} or a copy of it.
+     * @return a loop of that class for this task; of the template itself when a copy cannot be constructed (the
+     *     general path, logged: a task never fails for want of a copy).
+     */
+    private Loop newLoop(final Class<?> loopClass)
+    {
+        if (loopClass == TaskLoop.class)
+        {
+            return new TaskLoop(this);
+        }
+        try
+        {
+            return ClassCopies.construct(Loop.class, loopClass, this);
+        }
+        catch (final RuntimeException | LinkageError ex)
+        {
+            LOG.log(System.Logger.Level.INFO, "task " + name + " runs the shared task loop: its private copy " +
+                "could not be constructed (" + ex + ")");
+            return new TaskLoop(this);
         }
     }
 

@@ -35,55 +35,58 @@ class TaskLoopsTest
     void theTemplateKeepsTheRulesOfACopy()
     {
         assertThat(Modifier.isFinal(TaskLoop.class.getModifiers())).isTrue();
+        assertThat(TaskLoop.class.getEnclosingClass()).isNull();
         assertThat(TaskLoop.class.getDeclaredClasses()).isEmpty();
         assertThat(TaskLoop.class.getDeclaredConstructors()).hasSize(1);
         assertThat(TaskLoop.class.getDeclaredFields()).allMatch(field -> !Modifier.isStatic(field.getModifiers()));
-        final Class<?> copy = TaskLoops.acquire(true);
-        try
-        {
-            assertThat(copy).isNotEqualTo(TaskLoop.class);
-            assertThat(copy.isHidden()).isTrue();
-            assertThat(Task.Loop.class).isAssignableFrom(copy);
-        }
-        finally
-        {
-            TaskLoops.release(copy);
-        }
+        final Class<?> copy = new TaskLoops().acquire(true);
+        assertThat(copy).isNotEqualTo(TaskLoop.class);
+        assertThat(copy.isHidden()).isTrue();
+        assertThat(Task.Loop.class).isAssignableFrom(copy);
     }
 
     @Test
     void heldCopiesAreDistinctAndAGivenBackCopyIsReused()
     {
-        final Class<?> first = TaskLoops.acquire(true);
-        final Class<?> second = TaskLoops.acquire(true);
+        final TaskLoops pool = new TaskLoops();
+        final Class<?> first = pool.acquire(true);
+        final Class<?> second = pool.acquire(true);
         assertThat(first).isNotSameAs(second);
-        TaskLoops.release(second);
-        final Class<?> again = TaskLoops.acquire(true);
-        TaskLoops.release(again);
-        TaskLoops.release(first);
-        assertThat(again).as("the copy given back last is taken first").isSameAs(second);
+        assertThat(pool.free()).isZero();
+        pool.release(second);
+        assertThat(pool.free()).isOne();
+        assertThat(pool.acquire(true)).as("the copy given back last is taken first").isSameAs(second);
+        pool.release(first);
+        assertThat(pool.acquire(true)).isSameAs(first);
+        assertThat(pool.free()).isZero();
     }
 
     @Test
     void theGeneralPathSharesTheTemplateAndNeverPoolsIt()
     {
-        final int free = TaskLoops.free();
-        final Class<?> a = TaskLoops.acquire(false);
-        final Class<?> b = TaskLoops.acquire(false);
+        final TaskLoops pool = new TaskLoops();
+        final Class<?> a = pool.acquire(false);
+        final Class<?> b = pool.acquire(false);
         assertThat(a).isSameAs(TaskLoop.class).isSameAs(b);
-        TaskLoops.release(a);
-        TaskLoops.release(b);
-        assertThat(TaskLoops.free()).isEqualTo(free);
+        pool.release(a);
+        pool.release(b);
+        assertThat(pool.free()).isZero();
     }
 
-    /** Threads take and give back copies in seeded random order; no copy is ever held by two threads at once. */
+    /**
+     * Threads take and give back copies of one pool at random (seeded choices; the interleaving is the scheduler's);
+     * no copy is ever held by two threads at once, and every copy is back in the pool at the end.
+     */
     @Test
     void noCopyIsEverHeldTwiceUnderConcurrentUse() throws Exception
     {
         for (final long seed : new long[] {1L, 42L, 20261207L})
         {
+            final TaskLoops pool = new TaskLoops();
             final Map<Class<?>, Thread> holders = new ConcurrentHashMap<>();
+            final Set<Class<?>> seen = ConcurrentHashMap.newKeySet();
             final AtomicReference<String> violation = new AtomicReference<>();
+            final AtomicReference<Throwable> crashed = new AtomicReference<>();
             final CountDownLatch start = new CountDownLatch(1);
             final List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 6; t++)
@@ -97,7 +100,8 @@ class TaskLoopsTest
                     {
                         if (held.isEmpty() || (held.size() < 3 && random.nextBoolean()))
                         {
-                            final Class<?> copy = TaskLoops.acquire(true);
+                            final Class<?> copy = pool.acquire(true);
+                            seen.add(copy);
                             final Thread other = holders.putIfAbsent(copy, Thread.currentThread());
                             if (other != null)
                             {
@@ -110,15 +114,16 @@ class TaskLoopsTest
                         {
                             final Class<?> copy = held.remove(random.nextInt(held.size()));
                             holders.remove(copy);
-                            TaskLoops.release(copy);
+                            pool.release(copy);
                         }
                     }
                     for (final Class<?> copy : held)
                     {
                         holders.remove(copy);
-                        TaskLoops.release(copy);
+                        pool.release(copy);
                     }
                 }, "task-loops-stress-" + t);
+                thread.setUncaughtExceptionHandler((failed, ex) -> crashed.compareAndSet(null, ex));
                 threads.add(thread);
                 thread.start();
             }
@@ -128,7 +133,9 @@ class TaskLoopsTest
                 thread.join(TimeUnit.MINUTES.toMillis(2));
                 assertThat(thread.isAlive()).isFalse();
             }
+            assertThat(crashed.get()).isNull();
             assertThat(violation.get()).isNull();
+            assertThat(pool.free()).as("every copy made is back").isEqualTo(seen.size());
         }
     }
 
