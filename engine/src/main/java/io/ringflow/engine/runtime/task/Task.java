@@ -134,7 +134,7 @@ public abstract class Task implements Runnable, BackPressure, CheckpointParticip
             final Loop loop = newLoop(loopClass);
             if (loop instanceof TaskLoop)
             {
-                loopClass = TaskLoop.class;
+                loopClass = TaskLoop.class; // a copy that could not be constructed is not given back to the pool
             }
             synchronized (this)
             {
