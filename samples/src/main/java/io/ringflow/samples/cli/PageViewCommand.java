@@ -34,9 +34,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -541,6 +541,8 @@ public final class PageViewCommand implements Callable<Integer>
         long nextTick = start + SECOND;
         boolean interrupted = false;
         boolean firstReported = false;
+        final Thread monitorThread = Thread.currentThread();
+        handle.termination().whenComplete((status, failure) -> LockSupport.unpark(monitorThread));
         while (true)
         {
             if (!firstReported && job.recordsReceived() > 0)
@@ -552,30 +554,28 @@ public final class PageViewCommand implements Callable<Integer>
                         .getStartTime());
                 out.flush();
             }
-            try
+            // until the first update, look every millisecond so its time is exact; then once a second. A park, woken
+            // by the job's end, rather than a timed get: that would build a TimeoutException (and its stack) a second
+            final long wait = firstReported ? nextTick - System.nanoTime() :
+                Math.min(nextTick - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1));
+            if (wait > 0 && !handle.termination().isDone())
             {
-                // until the first update, look every millisecond so its time is exact; then once a second
-                handle.termination().get(Math.max(0, firstReported ? nextTick - System.nanoTime() :
-                    Math.min(nextTick - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1))), TimeUnit.NANOSECONDS);
+                LockSupport.parkNanos(wait);
+            }
+            if (handle.termination().isDone())
+            {
                 break;
             }
-            catch (final TimeoutException secondPassed)
-            {
-                if (System.nanoTime() < nextTick)
-                {
-                    // a millisecond look for the first update, not a second's report
-                    continue;
-                }
-            }
-            catch (final InterruptedException ex)
+            if (Thread.interrupted())
             {
                 interrupted = true;
                 job.requestStop();
                 continue;
             }
-            catch (final ExecutionException ex)
+            if (System.nanoTime() < nextTick)
             {
-                break;
+                // a millisecond look for the first update, a spurious wake-up, not a second's report
+                continue;
             }
             final long now = System.nanoTime();
             final long total = job.recordsReceived();
